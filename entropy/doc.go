@@ -1,0 +1,63 @@
+// Package entropy is the single source of every choice made during a
+// deterministic test run: which goroutine runs next, which fault is
+// injected, which test value is drawn. It is an entropy buffer in the spirit
+// of Hypothesis: every value served is recorded under a uid, so a run can be
+// replayed exactly and a fuzz loop can mutate the values of one uid without
+// shifting those of the others.
+//
+// # Terms
+//
+//   - Source: serves the values of one run (New, Replay). Not safe for
+//     concurrent use; the scheduler serializes its callers.
+//   - Draw: one request for a value: Uint64, Int64, IntRange, Bool, Choice,
+//     Weighted, Bytes or Stop.
+//   - Key: identifies a draw site, 56 bits. Source.At(key) draws under an
+//     explicit key (the cheap path the scheduler uses); the methods on Source
+//     itself use the key of the calling function and line,
+//     KeyOf(function + ":" + line).
+//   - UID: Kind<<56 | Key, the stream a value belongs to. The kind keeps the
+//     same key used by two draw methods apart.
+//   - Recording: the values served, in request order, each as its uid and a
+//     canonical value V; bytes values also put their bytes in Data.
+//   - Fresh: a Source from New(seed) draws from a seeded xoshiro256**
+//     generator; the same seed and the same draws give the same recording.
+//   - Replay: a Source from Replay(rec) serves rec per uid: a draw takes the
+//     next unserved value recorded for its own uid.
+//   - Fallback: what a replay serves when its uid has no value left (or never
+//     appeared): Uint64 0, Int64 0, IntRange lo, Bool false, Choice 0,
+//     Weighted the first index with positive weight, Bytes zeros, Stop yes.
+//     Source.Fallbacks counts them; they let a recording of a slightly
+//     different or mutated program still replay.
+//   - Handle: a one-line printable form of a recording, "e1" followed by
+//     base64 (Recording.Handle, ParseHandle).
+//
+// # Recorded values
+//
+// Each draw records a canonical V, and a replay maps any V, even an
+// out-of-range mutated one, deterministically into the draw's range, so
+// replay never fails:
+//
+//	Uint64        V = value               replay: V
+//	Int64         V = uint64(value)       replay: int64(V)
+//	IntRange      V = value - lo          replay: lo + V mod (hi-lo+1)
+//	Bool, Stop    V = 1 or 0              replay: V != 0
+//	Choice(n)     V = index               replay: V mod n
+//	Weighted(w)   V = index               replay: V mod len(w), then on to the next positive weight
+//	Bytes(n)      V = n, bytes to Data    replay: recorded bytes, cut or zero-padded to n
+//
+// A replay records the mapped value, not the input one, so replaying a
+// replay's recording reproduces it exactly, and a replay that served every
+// draw from its input records the input byte for byte.
+//
+// Stop says yes with probability 1/8 when fresh, and in both modes once the
+// Source has said no more than its stop limit (default 1024) times it says
+// yes from then on, so a loop that runs until Stop says yes always ends.
+//
+// # Races
+//
+// The scheduler passes control between goroutines through runtime
+// semaphores, which create no happens-before edge for the race detector, so
+// one Source is used by goroutines the detector sees as unsynchronized.
+// Functions touching Source state are therefore //go:norace and use only
+// slices and plain fields.
+package entropy

@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/dstgo/dst/entropy"
+)
+
+// Go starts f as a new managed goroutine of g's run. The spawn is a
+// scheduling point, so the new goroutine may run first.
+//
+//go:norace
+func (g *G) Go(f func()) {
+	r := g.run
+	if g.tear != tearNone || r.stopping {
+		return // the run is over: nothing new starts
+	}
+	c := r.newG(g)
+	if r.cfg.Detail {
+		c.spawnPC = callerPC()
+	}
+	go r.start(c, f)
+	g.Point(OpGo, nil)
+}
+
+// Yield is an explicit scheduling point.
+//
+//go:norace
+func (g *G) Yield() { g.Point(OpYield, nil) }
+
+// Fault is a named fault point: it draws from the run's entropy whether the
+// fault fires, with the probability configured for the name, and records it
+// when it does. After StopFaults, or when the probability is 0, it draws
+// nothing and reports false.
+//
+//go:norace
+func (g *G) Fault(name string) bool {
+	r := g.run
+	if r.faultOff || g.tear != tearNone {
+		return false
+	}
+	p, ok := r.cfg.Faults[name]
+	if !ok {
+		p = r.cfg.FaultProbability
+	}
+	if p <= 0 {
+		return false
+	}
+	g.Point(OpFault, nil)
+	if !r.src.At(entropy.KeyOf(name) ^ faultSalt).Bool(p) {
+		return false
+	}
+	r.faults = append(r.faults, FaultEvent{Name: name, Step: r.steps, G: g.ID})
+	return true
+}
+
+// StopFaults switches every fault point of the run off from now on.
+//
+//go:norace
+func (g *G) StopFaults() { g.run.faultOff = true }
+
+// Source is the run's entropy source, for the body's own draws.
+//
+//go:norace
+func (g *G) Source() *entropy.Source { return g.run.src }
+
+// Log records a line of the body's output, shown when the run fails.
+//
+//go:norace
+func (g *G) Log(s string) {
+	g.run.logs = append(g.run.logs, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
+}
+
+// Error records a test failure; the run goes on and fails when it ends.
+//
+//go:norace
+func (g *G) Error(s string) {
+	g.Log(s)
+	g.run.errors = append(g.run.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
+}
+
+// Failed reports whether the run has recorded a failure.
+//
+//go:norace
+func (g *G) Failed() bool {
+	r := g.run
+	return len(r.errors) > 0 || r.pending != nil || r.failure != nil
+}
+
+// FailNow ends the run as failed, as t.FailNow ends a test: g exits with
+// runtime.Goexit and no other goroutine runs again.
+//
+//go:norace
+func (g *G) FailNow() {
+	msg := joinLines(g.run.errors)
+	if msg == "" {
+		msg = fmt.Sprintf("goroutine %d: FailNow", g.ID)
+	}
+	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg})
+}
+
+// Fatal ends the run the way the Go runtime ends a program on fatal misuse
+// of a synchronisation primitive ("sync: unlock of unlocked mutex").
+//
+//go:norace
+func (g *G) Fatal(msg string) {
+	g.failNow(&Failure{Kind: Fatal, G: g.ID, Message: fmt.Sprintf("fatal error: %s (goroutine %d)", msg, g.ID)})
+}
+
+// ID is g's run-local number: 1 for the body, then in order of creation.
+//
+//go:norace
+func (g *G) Num() int { return g.ID }
+
+// Block parks g, which must be the calling goroutine, until another goroutine
+// calls Unblock on it and the scheduler picks it. Shims that keep their own
+// waiter lists (Cond) use it; the others use WaitQ.
+//
+//go:norace
+func (g *G) Block(op Op, o *Obj) { g.block(op, o) }
+
+// Unblock makes g runnable again if it is blocked.
+//
+//go:norace
+func (g *G) Unblock() { g.run.wake(g) }

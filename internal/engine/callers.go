@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Location is a place in the source.
+type Location struct {
+	Func string
+	File string
+	Line int
+}
+
+// String formats the location as file:line (function), with the file's
+// base name.
+func (l Location) String() string {
+	if l.File == "" {
+		return "?"
+	}
+	s := filepath.Base(l.File) + ":" + itoa(l.Line)
+	if l.Func != "" {
+		s += " (" + shortFunc(l.Func) + ")"
+	}
+	return s
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// shortFunc drops the package path, keeping "pkg.Func".
+func shortFunc(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
+
+// moduleRoot is the directory of this module's source, so that frames inside
+// the tool itself can be skipped when looking for the user's call site.
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	// file is <root>/internal/engine/callers.go
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))) + "/"
+}()
+
+// ours reports whether a frame belongs to the tool rather than to the code
+// under test. Tests and examples in this module count as user code.
+func ours(file string) bool {
+	if moduleRoot == "" || !strings.HasPrefix(file, moduleRoot) {
+		return strings.HasPrefix(file, runtime.GOROOT()) && strings.Contains(file, "/src/runtime/")
+	}
+	if strings.HasSuffix(file, "_test.go") {
+		return false
+	}
+	return !strings.HasPrefix(file[len(moduleRoot):], "examples/")
+}
+
+// callerPC returns the PC of the first frame outside the tool. It costs about
+// as much as a goroutine switch, so it is only used in detail mode.
+func callerPC() uintptr {
+	var pcs [24]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !ours(f.File) {
+			return f.PC
+		}
+		if !more {
+			return 0
+		}
+	}
+}
+
+// locate resolves a PC recorded by callerPC.
+func locate(pc uintptr) Location {
+	if pc == 0 {
+		return Location{}
+	}
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	return Location{Func: f.Function, File: f.File, Line: f.Line}
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// wait blocks the harness until the run ends. With a watchdog, it also
+// watches for a managed goroutine that stops reaching scheduling points, and
+// returns that goroutine when it gives up on it.
+func (r *Run) wait() *G {
+	if r.cfg.Watchdog <= 0 {
+		<-r.done
+		return nil
+	}
+	period := max(r.cfg.Watchdog/8, time.Millisecond)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	last, since := r.loadProgress(), time.Now()
+	for {
+		select {
+		case <-r.done:
+			return nil
+		case now := <-tick.C:
+			if p := r.loadProgress(); p != last {
+				last, since = p, now
+				continue
+			}
+			if now.Sub(since) < r.cfg.Watchdog {
+				continue
+			}
+			if g := r.fireWatchdog(); g != nil {
+				return g
+			}
+		}
+	}
+}
+
+//go:norace
+func (r *Run) loadProgress() uint64 { return r.progress }
+
+// fireWatchdog ends the run on behalf of the goroutine that stopped
+// reaching scheduling points, unless the run ended at the same moment.
+//
+//go:norace
+func (r *Run) fireWatchdog() *G {
+	if !r.ended.CompareAndSwap(false, true) {
+		<-r.done
+		return nil
+	}
+	r.abandoned.Store(true)
+	g := r.cur
+	r.failure = &Failure{
+		Kind: Watchdog,
+		G:    g.ID,
+		Step: r.steps,
+		Message: fmt.Sprintf("watchdog: goroutine %d ran for %v without reaching a scheduling point: "+
+			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O) or spinning "+
+			"without calling into sched; use the sched shims for everything that blocks, or raise -dst.watchdog",
+			g.ID, r.cfg.Watchdog),
+		Stack:      goroutineStack(g.goid),
+		Goroutines: r.snapshot(),
+	}
+	return g
+}
+
+// teardown ends every goroutine the run left parked, one at a time, each
+// with runtime.Goexit so that its deferred calls run. In race builds every
+// goroutine first publishes its history, so that deferred calls running in
+// this artificial order are not reported as races against each other.
+//
+//go:norace
+func (r *Run) teardown(stuck *G) {
+	var gs []*G
+	for _, g := range r.gs {
+		if g.state != gExited && g != stuck {
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) == 0 {
+		return
+	}
+	r.ack = make(chan struct{}, 2*len(gs))
+	timeout := r.cfg.Watchdog
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	if RaceEnabled {
+		for _, g := range gs {
+			r.tearDown(g, tearSync, timeout)
+		}
+	}
+	for _, g := range gs {
+		r.tearDown(g, tearExit, timeout)
+	}
+}
+
+//go:norace
+func (r *Run) tearDown(g *G, mode uint8, timeout time.Duration) {
+	g.tear = mode
+	semrelease(&g.sema, false, 0)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-r.ack:
+	case <-t.C: // a deferred call blocked outside the scheduler; leave it
+	}
+}
+
+// goroutineStack returns the stack of the goroutine with the given id, from
+// a dump of all goroutines.
+func goroutineStack(id int64) string {
+	for _, s := range splitStacks(allStacks()) {
+		if s.id == id {
+			return s.text
+		}
+	}
+	return ""
+}
+
+func allStacks() []byte {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind classifies a failed run.
+type Kind uint8
+
+const (
+	Pass Kind = iota
+	Deadlock
+	Leak
+	Livelock
+	Panic
+	Fatal
+	TestFailed
+	Goexit
+	Escape
+	Watchdog
+	Misuse
+	numFailureKinds
+)
+
+var failureNames = [numFailureKinds]string{
+	Pass:       "pass",
+	Deadlock:   "deadlock",
+	Leak:       "leak",
+	Livelock:   "livelock",
+	Panic:      "panic",
+	Fatal:      "fatal error",
+	TestFailed: "test failed",
+	Goexit:     "goexit",
+	Escape:     "escape",
+	Watchdog:   "watchdog",
+	Misuse:     "misuse",
+}
+
+func (k Kind) String() string {
+	if k < numFailureKinds {
+		return failureNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Failure describes how a run failed.
+type Failure struct {
+	Kind    Kind
+	Message string // one line, in words a Go engineer knows
+	G       int    // the goroutine that failed, 0 when it is the whole run
+	Stack   string // the failing goroutine's stack, when there is one
+	Step    int
+	// Goroutines is every goroutine that had not exited when the run failed.
+	Goroutines []GState
+}
+
+// GState is a goroutine's state at the end of a failed run.
+type GState struct {
+	ID      int
+	Parent  int
+	State   string // "runnable", "blocked", "running"
+	Op      Op     // what it is blocked in
+	Obj     string // on what, e.g. "Mutex#2"
+	At      Location
+	Spawned Location
+}
+
+// Report formats the failure for people: the message, then one line per
+// goroutine with what it was doing and where.
+func (f *Failure) Report() string {
+	var b strings.Builder
+	b.WriteString(f.Message)
+	if f.Stack != "" {
+		b.WriteString("\n\n")
+		b.WriteString(strings.TrimRight(f.Stack, "\n"))
+	}
+	if len(f.Goroutines) > 0 {
+		b.WriteString("\n\ngoroutines:")
+		for _, g := range f.Goroutines {
+			b.WriteString("\n  ")
+			b.WriteString(g.String())
+		}
+	}
+	return b.String()
+}
+
+func (g GState) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "goroutine %d", g.ID)
+	if g.ID == 1 {
+		b.WriteString(" (test body)")
+	}
+	switch {
+	case g.State == "blocked" && g.Obj != "":
+		fmt.Fprintf(&b, " blocked in %s.%s", g.Obj, g.Op)
+	case g.State == "blocked":
+		fmt.Fprintf(&b, " blocked in %s", g.Op)
+	case g.Op != OpNone && g.Obj != "":
+		fmt.Fprintf(&b, " %s in %s.%s", g.State, g.Obj, g.Op)
+	case g.Op != OpNone:
+		fmt.Fprintf(&b, " %s in %s", g.State, g.Op)
+	default:
+		fmt.Fprintf(&b, " %s", g.State)
+	}
+	if g.At.File != "" {
+		fmt.Fprintf(&b, " at %s", g.At)
+	}
+	if g.ID != 1 && g.Spawned.File != "" {
+		fmt.Fprintf(&b, "; started by goroutine %d at %s", g.Parent, g.Spawned)
+	} else if g.ID != 1 {
+		fmt.Fprintf(&b, "; started by goroutine %d", g.Parent)
+	}
+	return b.String()
+}

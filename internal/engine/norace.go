@@ -1,0 +1,12 @@
+//go:build !race
+
+package engine
+
+import "unsafe"
+
+// RaceEnabled reports whether the binary was built with -race.
+const RaceEnabled = false
+
+func RaceAcquire(addr unsafe.Pointer)      {}
+func RaceRelease(addr unsafe.Pointer)      {}
+func RaceReleaseMerge(addr unsafe.Pointer) {}

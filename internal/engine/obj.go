@@ -1,0 +1,109 @@
+package engine
+
+import "fmt"
+
+// Obj is the header every shim embeds: which run the object belongs to and
+// its run-local identity. The zero value is unbound. An object is bound to a
+// run on its first use inside the run and rebound, with its run state reset,
+// when a later run uses it after the first has ended (a package-level Mutex
+// used by many schedules, for example).
+type Obj struct {
+	run  *Run
+	id   int32
+	kind ObjKind
+}
+
+// Bind attaches o to g's run. It reports whether o was (re)bound, in which
+// case the caller resets the object's run state. Using an object that belongs
+// to another run still in progress fails g's run.
+//
+//go:norace
+func (o *Obj) Bind(g *G, k ObjKind) bool {
+	r := g.run
+	if o.run == r {
+		return false
+	}
+	if o.run != nil && !o.run.closed.Load() {
+		g.failNow(&Failure{Kind: Misuse, G: g.ID, Message: fmt.Sprintf(
+			"%s#%d belongs to another run in progress (%s); objects must not be shared between runs",
+			o.kind, o.id, o.run.cfg.Name)})
+	}
+	r.nobj++
+	o.run, o.id, o.kind = r, r.nobj, k
+	return true
+}
+
+// CheckNative is called by a shim on behalf of a goroutine that no run
+// manages. It panics when o belongs to a run in progress: such an object may
+// only be touched by that run's goroutines, and touching it natively would
+// break the run's determinism and the shim's state.
+//
+//go:norace
+func (o *Obj) CheckNative(op Op) {
+	r := o.run
+	if r == nil || r.closed.Load() {
+		return
+	}
+	msg := fmt.Sprintf("sched: %s.%s on %s#%d from a goroutine that no run manages, while its run (%s) is in progress; "+
+		"start goroutines that use run objects with sched.Go", o.kind, op, o.kind, o.id, r.cfg.Name)
+	r.externalFailure(&Failure{Kind: Misuse, Message: msg})
+	panic(msg)
+}
+
+// String names the object as reports show it, for example "Mutex#3".
+//
+//go:norace
+func (o *Obj) String() string {
+	if o == nil || o.kind == KindNone {
+		return ""
+	}
+	return fmt.Sprintf("%s#%d", o.kind, o.id)
+}
+
+// WaitQ is a list of goroutines blocked on an object, oldest first.
+type WaitQ struct {
+	gs []*G
+}
+
+// Len reports how many goroutines wait.
+//
+//go:norace
+func (q *WaitQ) Len() int { return len(q.gs) }
+
+// Reset forgets every waiter (used when an object is rebound to a new run).
+//
+//go:norace
+func (q *WaitQ) Reset() { q.gs = q.gs[:0] }
+
+// Wait blocks g on q until another goroutine wakes it with WakeOne or WakeAll
+// and the scheduler picks it again.
+//
+//go:norace
+func (q *WaitQ) Wait(g *G, op Op, o *Obj) {
+	q.gs = append(q.gs, g)
+	g.block(op, o)
+}
+
+// WakeOne makes the oldest waiter runnable and reports whether there was one.
+//
+//go:norace
+func (q *WaitQ) WakeOne() bool {
+	if len(q.gs) == 0 {
+		return false
+	}
+	g := q.gs[0]
+	q.gs = remove(q.gs, g)
+	g.run.wake(g)
+	return true
+}
+
+// WakeAll makes every waiter runnable.
+//
+//go:norace
+func (q *WaitQ) WakeAll() {
+	for i, g := range q.gs {
+		g.run.wake(g)
+		q.gs[i] = nil
+	}
+	q.gs = q.gs[:0]
+}

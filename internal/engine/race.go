@@ -1,0 +1,18 @@
+//go:build race
+
+package engine
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+// RaceEnabled reports whether the binary was built with -race.
+const RaceEnabled = true
+
+// RaceAcquire, RaceRelease and RaceReleaseMerge tell the race detector about
+// a happens-before edge a shim creates, as the sync package does for itself.
+// They do nothing without -race.
+func RaceAcquire(addr unsafe.Pointer)      { runtime.RaceAcquire(addr) }
+func RaceRelease(addr unsafe.Pointer)      { runtime.RaceRelease(addr) }
+func RaceReleaseMerge(addr unsafe.Pointer) { runtime.RaceReleaseMerge(addr) }

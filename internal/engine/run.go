@@ -1,0 +1,473 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/petermattis/goid"
+)
+
+// Config shapes one run. The harness fills in defaults and validates it.
+type Config struct {
+	Name     string          // what is being run, for messages (a test name)
+	Source   *entropy.Source // every decision is drawn from here
+	Strategy Strategy
+	Depth    int // PCT: bug depth d; d-1 priority change points
+	PCTSteps int // PCT: change points are drawn in [1, PCTSteps]
+	MaxSteps int // livelock bound: scheduling points per run
+	// Watchdog is how long a managed goroutine may run without reaching a
+	// scheduling point before the run is abandoned; 0 disables it.
+	Watchdog time.Duration
+	// Detail records source locations at every scheduling point. It costs
+	// about a goroutine switch per point, so exploration runs without it and
+	// a failing run is re-executed with it.
+	Detail           bool
+	Faults           map[string]float64 // probability per fault name
+	FaultProbability float64            // for fault names not in Faults
+}
+
+// Outcome is what a run did and how it ended.
+type Outcome struct {
+	Failure    *Failure // nil when the run passed
+	Logs       []string // what the body logged, in order
+	Steps      int      // scheduling points
+	Switches   int      // times the running goroutine changed
+	Goroutines int      // managed goroutines, the body included
+	Faults     []FaultEvent
+}
+
+// FaultEvent is a fault that fired.
+type FaultEvent struct {
+	Name string
+	Step int
+	G    int
+}
+
+type gstate uint8
+
+const (
+	gRunnable gstate = iota
+	gBlocked
+	gExited
+)
+
+// Teardown modes, set by the harness on parked goroutines of an ended run.
+const (
+	tearNone uint8 = iota
+	tearSync       // race builds: publish this goroutine's history, then park again
+	tearExit       // leave with runtime.Goexit, running deferred calls
+)
+
+// G is a managed goroutine.
+type G struct {
+	ID      int // 1 is the body; the rest in order of creation
+	run     *Run
+	goid    int64
+	sema    uint32
+	state   gstate
+	parent  int
+	tear    uint8
+	fatal   bool // failNow recorded the failure; the Goexit that follows is ours
+	op      Op   // the current operation, or what it is blocked in
+	obj     *Obj
+	pc      uintptr // detail mode: where the current operation was called
+	spawnPC uintptr // detail mode: where sched.Go was called
+	prio    int64   // PCT priority
+}
+
+// Run is one execution of a body under the scheduler.
+type Run struct {
+	cfg      Config
+	src      *entropy.Source
+	gs       []*G
+	runnable []*G // sorted by ID, so that a choice index means the same goroutine in every run
+	cur      *G
+	root     *G
+	live     int
+	steps    int
+	switches int
+	progress uint64 // read by the watchdog
+	nobj     int32
+
+	pending  *Failure // recorded by failNow, reported when its goroutine has exited
+	stopping bool     // a failure is pending: no more switches
+	failure  *Failure
+	errors   []string
+	logs     []string
+	faults   []FaultEvent
+	faultOff bool
+
+	ended     atomic.Bool // finish or the watchdog claimed the end
+	abandoned atomic.Bool // the watchdog gave up on the running goroutine
+	closed    atomic.Bool // the run is over; its objects may be rebound
+	external  atomic.Pointer[Failure]
+	done      chan struct{}
+	ack       chan struct{}
+
+	// PCT state.
+	changes    []int
+	nextChange int
+	minPrio    int64
+	streak     int
+
+	// Addresses for race-detector edges the run itself creates.
+	exitSync, endSync uint64
+}
+
+// Execute runs body as goroutine 1 of a new run and returns when the run has
+// ended and every goroutine it left behind has been torn down.
+func Execute(cfg Config, body func()) *Outcome {
+	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{})}
+	if r.src == nil {
+		r.src = entropy.New(0)
+	}
+	if r.cfg.MaxSteps <= 0 {
+		r.cfg.MaxSteps = DefaultMaxSteps
+	}
+	if r.cfg.Depth <= 0 {
+		r.cfg.Depth = 3
+	}
+	if r.cfg.PCTSteps <= 0 {
+		r.cfg.PCTSteps = 100
+	}
+	created := goroutinesCreated()
+	r.startStrategy()
+	r.root = r.newG(nil)
+	r.cur = r.root
+	addActive(r)
+	go r.start(r.root, body)
+	semrelease(&r.root.sema, false, 0)
+
+	stuck := r.wait()
+	r.teardown(stuck)
+	RaceAcquire(unsafe.Pointer(&r.exitSync))
+	if r.failure == nil {
+		r.failure = r.external.Load()
+	}
+	r.closed.Store(true)
+	removeActive(r)
+	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs)) {
+		r.failure = r.findEscapes()
+	}
+	return &Outcome{
+		Failure:    r.failure,
+		Logs:       r.logs,
+		Steps:      r.steps,
+		Switches:   r.switches,
+		Goroutines: len(r.gs),
+		Faults:     r.faults,
+	}
+}
+
+// DefaultMaxSteps is the livelock bound when Config.MaxSteps is 0.
+const DefaultMaxSteps = 100_000
+
+//go:norace
+func (r *Run) newG(parent *G) *G {
+	g := &G{ID: len(r.gs) + 1, run: r}
+	if parent != nil {
+		g.parent = parent.ID
+	}
+	r.gs = append(r.gs, g)
+	r.live++
+	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
+	r.spawned(g)
+	return g
+}
+
+// start is the body of every managed goroutine.
+func (r *Run) start(g *G, f func()) {
+	g.goid = goid.Get()
+	returned := false
+	defer func() {
+		p := recover()
+		var stack []byte
+		if p != nil {
+			stack = debug.Stack()
+		}
+		r.exitG(g, p, stack, returned)
+	}()
+	r.park(g)
+	f()
+	returned = true
+}
+
+// park waits on g's semaphore until g is scheduled, or torn down.
+//
+//go:norace
+func (r *Run) park(g *G) {
+	for {
+		semacquire(&g.sema)
+		switch g.tear {
+		case tearNone:
+			return
+		case tearSync:
+			RaceReleaseMerge(unsafe.Pointer(&r.endSync))
+			r.ack <- struct{}{}
+		default:
+			RaceAcquire(unsafe.Pointer(&r.endSync))
+			runtime.Goexit()
+		}
+	}
+}
+
+//go:norace
+func (r *Run) switchTo(from, to *G) {
+	r.cur = to
+	r.switches++
+	semrelease(&to.sema, true, 1)
+	r.park(from)
+}
+
+// interrupted reports whether g must not be scheduled as usual: the run is
+// tearing it down, or the watchdog abandoned the run.
+//
+//go:norace
+func (g *G) interrupted() bool {
+	return g.tear != tearNone || g.run.abandoned.Load()
+}
+
+// Point is a scheduling point: the strategy picks which runnable goroutine
+// continues, possibly another one. g must be the calling goroutine.
+//
+//go:norace
+func (g *G) Point(op Op, o *Obj) {
+	if g.interrupted() {
+		if g.run.abandoned.Load() {
+			runtime.Goexit()
+		}
+		return
+	}
+	r := g.run
+	r.progress++
+	r.steps++
+	g.op, g.obj = op, o
+	if r.cfg.Detail {
+		g.pc = callerPC()
+	}
+	if r.stopping {
+		return
+	}
+	if r.steps > r.cfg.MaxSteps {
+		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
+			"livelock: the run reached the step bound of %d scheduling points without finishing "+
+				"(goroutines keep running but none completes; raise the bound with -dst.maxsteps if the test needs more)",
+			r.cfg.MaxSteps)})
+	}
+	r.changePoints(g)
+	if len(r.runnable) == 1 {
+		return
+	}
+	if next := r.pick(g, op == OpYield); next != g {
+		r.switchTo(g, next)
+	}
+}
+
+// block parks g until another goroutine wakes it and the scheduler picks it.
+//
+//go:norace
+func (g *G) block(op Op, o *Obj) {
+	r := g.run
+	if g.interrupted() || r.stopping {
+		// Deferred calls of a goroutine being torn down, or of one whose
+		// failure ends the run: nobody will ever wake it.
+		runtime.Goexit()
+	}
+	r.progress++
+	g.state = gBlocked
+	g.op, g.obj = op, o
+	r.removeRunnable(g)
+	if len(r.runnable) == 0 {
+		r.stall(g)
+		return
+	}
+	r.switchTo(g, r.pick(nil, false))
+}
+
+//go:norace
+func (r *Run) wake(g *G) {
+	if g.state != gBlocked {
+		return
+	}
+	g.state = gRunnable
+	i := len(r.runnable)
+	r.runnable = append(r.runnable, g)
+	for i > 0 && r.runnable[i-1].ID > g.ID {
+		r.runnable[i] = r.runnable[i-1]
+		i--
+	}
+	r.runnable[i] = g
+}
+
+//go:norace
+func (r *Run) removeRunnable(g *G) {
+	r.runnable = remove(r.runnable, g)
+}
+
+// remove deletes x from s, keeping the order. It moves elements one by one:
+// the copy builtin reports its accesses to the race detector even in a
+// norace function, and run state is shared without happens-before edges.
+//
+//go:norace
+func remove(s []*G, x *G) []*G {
+	for i := range s {
+		if s[i] != x {
+			continue
+		}
+		for j := i + 1; j < len(s); j++ {
+			s[j-1] = s[j]
+		}
+		s[len(s)-1] = nil
+		return s[:len(s)-1]
+	}
+	return s
+}
+
+// stall is reached when no goroutine is runnable: the run passed, or it is
+// deadlocked or leaking. g is the goroutine that just blocked, or nil.
+//
+//go:norace
+func (r *Run) stall(g *G) {
+	if r.live == 0 {
+		var f *Failure
+		if len(r.errors) > 0 {
+			f = &Failure{Kind: TestFailed, Message: joinLines(r.errors)}
+		}
+		r.finish(f)
+		return
+	}
+	f := &Failure{Kind: Deadlock, Message: fmt.Sprintf(
+		"deadlock: all goroutines are asleep: %d blocked and nothing can wake them", r.live)}
+	if r.root.state == gExited {
+		f = &Failure{Kind: Leak, Message: fmt.Sprintf(
+			"leak: the test body returned but %d goroutine(s) are blocked forever", r.live)}
+	}
+	if len(r.errors) > 0 {
+		f.Message += "\n" + joinLines(r.errors)
+	}
+	r.finish(f)
+	if g != nil {
+		r.park(g) // until teardown, which never returns here
+		panic("sched: internal error: a stalled goroutine was resumed")
+	}
+}
+
+// failNow records f and ends g with runtime.Goexit; the run ends once g's
+// deferred calls have run, without switching to any other goroutine.
+//
+//go:norace
+func (g *G) failNow(f *Failure) {
+	r := g.run
+	if r.pending == nil && r.failure == nil {
+		f.Step = r.steps
+		f.Goroutines = r.snapshot()
+		r.pending = f
+	}
+	r.stopping = true
+	g.fatal = true
+	runtime.Goexit()
+}
+
+//go:norace
+func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
+	if g.tear != tearNone {
+		g.state = gExited
+		r.ack <- struct{}{}
+		return
+	}
+	if r.abandoned.Load() {
+		return
+	}
+	r.progress++
+	g.state = gExited
+	g.op, g.obj = OpExit, nil
+	r.removeRunnable(g)
+	r.live--
+	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
+	switch {
+	case p != nil:
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: string(stack)})
+		return
+	case g.fatal:
+		r.finish(nil)
+		return
+	case !returned:
+		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
+			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *sched.T the body receives)", g.ID)})
+		return
+	}
+	if r.stopping {
+		r.finish(nil)
+		return
+	}
+	if len(r.runnable) == 0 {
+		r.stall(nil)
+		return
+	}
+	next := r.pick(nil, false)
+	r.cur = next
+	r.switches++
+	semrelease(&next.sema, true, 1)
+}
+
+// finish ends the run with f, unless a failure was already recorded.
+//
+//go:norace
+func (r *Run) finish(f *Failure) {
+	if !r.ended.CompareAndSwap(false, true) {
+		return // the watchdog ended it
+	}
+	if r.pending != nil {
+		f = r.pending
+	}
+	if f != nil && r.failure == nil {
+		if f.Goroutines == nil {
+			f.Step = r.steps
+			f.Goroutines = r.snapshot()
+		}
+		r.failure = f
+	}
+	close(r.done)
+}
+
+//go:norace
+func (r *Run) snapshot() []GState {
+	var out []GState
+	for _, g := range r.gs {
+		if g.state == gExited {
+			continue
+		}
+		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: locate(g.pc), Spawned: locate(g.spawnPC)}
+		switch {
+		case g.state == gBlocked:
+			st.State = "blocked"
+		case g == r.cur:
+			st.State = "running"
+		default:
+			st.State = "runnable"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// externalFailure records a failure observed outside the run's goroutines.
+func (r *Run) externalFailure(f *Failure) {
+	r.external.CompareAndSwap(nil, f)
+}
+
+func joinLines(s []string) string {
+	out := ""
+	for i, l := range s {
+		if i > 0 {
+			out += "\n"
+		}
+		out += l
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+package sched_test
+
+import "runtime"
+
+func runtimeGoexit() { runtime.Goexit() }

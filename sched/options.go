@@ -1,0 +1,166 @@
+package sched
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Options shape how a body is explored. The zero value is valid: every field
+// documents its default. Flags given to `go test` (-dst.seed, -dst.iters, ...)
+// override the fields they name.
+type Options struct {
+	// Iterations is how many schedules Test explores (-dst.iters).
+	// Default 1000, or 1 when a seed or a recording is given by flag.
+	Iterations int
+	// Time bounds the exploration by wall-clock time (-dst.time); Test stops
+	// at whichever of Iterations and Time comes first. Default: no bound.
+	Time time.Duration
+	// Seed is the first schedule's seed (-dst.seed); the following schedules'
+	// seeds are derived from it. Default: a random seed, printed on failure.
+	Seed uint64
+	// Strategy is "random", "pct", or "portfolio", which alternates PCT and
+	// random walk between schedules (-dst.strategy). Default "portfolio".
+	Strategy string
+	// Depth is PCT's bug depth d: d-1 priority change points (-dst.depth).
+	// Default 3.
+	Depth int
+	// PCTSteps is the range PCT draws its change points from
+	// (-dst.pctsteps). Default: the most steps an earlier schedule of the
+	// same test took, at least 100.
+	PCTSteps int
+	// MaxSteps is the livelock bound: a run that reaches this many
+	// scheduling points fails (-dst.maxsteps). Default 100000.
+	MaxSteps int
+	// Watchdog is how long a managed goroutine may run without reaching a
+	// scheduling point before the run fails (-dst.watchdog). Default 5s;
+	// negative disables it.
+	Watchdog time.Duration
+	// Faults sets the probability that each named fault point fires.
+	Faults map[string]float64
+	// FaultProbability is the probability for fault names not in Faults.
+	// Default 0: a fault point fires only when given a probability.
+	FaultProbability float64
+	// Recording replays recorded entropy instead of drawing fresh values
+	// (-dst.replay takes its handle).
+	Recording *entropy.Recording
+}
+
+const (
+	defaultIterations = 1000
+	defaultDepth      = 3
+	defaultWatchdog   = 5 * time.Second
+	minPCTSteps       = 100
+)
+
+var flags struct {
+	seed     uint64
+	iters    int
+	time     time.Duration
+	strategy string
+	depth    int
+	pctSteps int
+	maxSteps int
+	watchdog time.Duration
+	replay   string
+	verbose  bool
+}
+
+func init() {
+	flag.Uint64Var(&flags.seed, "dst.seed", 0, "sched: seed of the first schedule to run (reproduces a failure)")
+	flag.IntVar(&flags.iters, "dst.iters", 0, "sched: number of schedules to explore per test (default 1000)")
+	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test")
+	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct or portfolio")
+	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
+	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
+	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: livelock bound in scheduling points (default 100000)")
+	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s)")
+	flag.StringVar(&flags.replay, "dst.replay", "", "sched: replay a recording given by its handle")
+	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
+}
+
+// withFlags returns o with the fields named by flags set on the command line
+// replaced by the flags' values.
+func (o Options) withFlags() (Options, error) {
+	if !flag.Parsed() {
+		return o, nil
+	}
+	var err error
+	seedSet, itersSet := false, false
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "dst.seed":
+			o.Seed, seedSet = flags.seed, true
+		case "dst.iters":
+			o.Iterations, itersSet = flags.iters, true
+		case "dst.time":
+			o.Time = flags.time
+		case "dst.strategy":
+			o.Strategy = flags.strategy
+		case "dst.depth":
+			o.Depth = flags.depth
+		case "dst.pctsteps":
+			o.PCTSteps = flags.pctSteps
+		case "dst.maxsteps":
+			o.MaxSteps = flags.maxSteps
+		case "dst.watchdog":
+			o.Watchdog = flags.watchdog
+		case "dst.replay":
+			rec, e := entropy.ParseHandle(flags.replay)
+			if e != nil {
+				err = fmt.Errorf("sched: -dst.replay: %w", e)
+			}
+			o.Recording, seedSet = rec, true
+		}
+	})
+	if seedSet && !itersSet {
+		o.Iterations = 1 // a reproduce line runs the one schedule it names
+	}
+	return o, err
+}
+
+// withDefaults fills zero fields and validates the rest.
+func (o Options) withDefaults() (Options, error) {
+	if o.Iterations == 0 {
+		o.Iterations = defaultIterations
+		if o.Time > 0 {
+			o.Iterations = math.MaxInt // a time budget alone bounds the exploration
+		}
+	}
+	if o.Strategy == "" {
+		o.Strategy = "portfolio"
+	}
+	if o.Depth == 0 {
+		o.Depth = defaultDepth
+	}
+	if o.Watchdog == 0 {
+		o.Watchdog = defaultWatchdog
+	}
+	if o.MaxSteps == 0 {
+		o.MaxSteps = engine.DefaultMaxSteps
+	}
+	switch {
+	case o.Iterations < 0:
+		return o, fmt.Errorf("sched: Iterations is %d, must be positive", o.Iterations)
+	case o.Strategy != "portfolio" && o.Strategy != "random" && o.Strategy != "pct":
+		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct or portfolio", o.Strategy)
+	case o.Depth < 1:
+		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
+	case o.MaxSteps < 0:
+		return o, fmt.Errorf("sched: MaxSteps is %d, must be positive", o.MaxSteps)
+	case o.PCTSteps < 0:
+		return o, fmt.Errorf("sched: PCTSteps is %d, must be positive", o.PCTSteps)
+	case o.FaultProbability < 0 || o.FaultProbability > 1:
+		return o, fmt.Errorf("sched: FaultProbability is %v, must be in [0, 1]", o.FaultProbability)
+	}
+	for name, p := range o.Faults {
+		if p < 0 || p > 1 {
+			return o, fmt.Errorf("sched: probability of fault %q is %v, must be in [0, 1]", name, p)
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,405 @@
+package sched_test
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/sched"
+)
+
+// hunt explores body and returns the first failure, or nil when every
+// schedule passed.
+func hunt(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Result {
+	t.Helper()
+	if opts.Seed == 0 {
+		opts.Seed = 42
+	}
+	if opts.Iterations == 0 {
+		opts.Iterations = 300
+	}
+	res, err := sched.Explore(opts, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// expectFailure asserts that exploring body finds a failure of the given
+// kind whose report contains every one of wants.
+func expectFailure(t *testing.T, opts sched.Options, kind sched.FailureKind, body func(*sched.T), wants ...string) *sched.Result {
+	t.Helper()
+	res := hunt(t, opts, body)
+	if res.Failure == nil {
+		t.Fatalf("no failure in %d schedules; want %s", res.Schedule, kind)
+	}
+	if res.Failure.Kind != kind {
+		t.Fatalf("failure kind %q, want %q; report:\n%s", res.Failure.Kind, kind, res.Failure)
+	}
+	for _, w := range wants {
+		if !strings.Contains(res.Failure.Error(), w) {
+			t.Errorf("report lacks %q:\n%s", w, res.Failure)
+		}
+	}
+	return res
+}
+
+// expectPass asserts that every explored schedule of body passes.
+func expectPass(t *testing.T, opts sched.Options, body func(*sched.T)) {
+	t.Helper()
+	res := hunt(t, opts, body)
+	if res.Failure != nil {
+		t.Fatalf("schedule %d failed:\n%s", res.Schedule, res.Failure)
+	}
+	if res.Schedule != 300 && opts.Iterations == 0 {
+		t.Fatalf("ran %d schedules, want 300", res.Schedule)
+	}
+}
+
+// counter increments n twice from two goroutines; split reads and writes in
+// separate critical sections, which loses updates.
+func counter(split bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		n := 0
+		for range 2 {
+			wg.Go(func() {
+				if split {
+					mu.Lock()
+					v := n
+					mu.Unlock()
+					mu.Lock()
+					n = v + 1
+					mu.Unlock()
+					return
+				}
+				mu.Lock()
+				n++
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if n != 2 {
+			t.Errorf("lost update: n = %d, want 2", n)
+		}
+	}
+}
+
+func TestLostUpdate(t *testing.T) {
+	expectFailure(t, sched.Options{}, sched.TestFailed, counter(true), "lost update: n = 1, want 2")
+	expectPass(t, sched.Options{}, counter(false))
+}
+
+func abba(ordered bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var a, b sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			a.Lock()
+			b.Lock()
+			b.Unlock()
+			a.Unlock()
+		})
+		wg.Go(func() {
+			first, second := &b, &a
+			if ordered {
+				first, second = &a, &b
+			}
+			first.Lock()
+			second.Lock()
+			second.Unlock()
+			first.Unlock()
+		})
+		wg.Wait()
+	}
+}
+
+func TestABBADeadlock(t *testing.T) {
+	for _, strategy := range []string{"random", "pct"} {
+		t.Run(strategy, func(t *testing.T) {
+			opts := sched.Options{Strategy: strategy}
+			expectFailure(t, opts, sched.Deadlock, abba(false),
+				"all goroutines are asleep",
+				"goroutine 1 (test body) blocked in WaitGroup#1.Wait at oracle_test.go:",
+				"blocked in Mutex#", ".Lock at oracle_test.go:",
+				"started by goroutine 1 at oracle_test.go:")
+			expectPass(t, opts, abba(true))
+		})
+	}
+}
+
+// A worker waits for results from two producers, but one producer returns
+// early on error without calling Done: the worker leaks.
+func waitGroupLeak(buggy bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var wg sched.WaitGroup
+		var mu sched.Mutex
+		results := 0
+		wg.Add(2)
+		for i := range 2 {
+			sched.Go(func() {
+				if i == 1 && buggy {
+					return // error path forgets wg.Done
+				}
+				defer wg.Done()
+				mu.Lock()
+				results++
+				mu.Unlock()
+			})
+		}
+		sched.Go(func() { wg.Wait() })
+	}
+}
+
+func TestWaitGroupLeak(t *testing.T) {
+	expectFailure(t, sched.Options{}, sched.Leak, waitGroupLeak(true),
+		"leak: the test body returned but 1 goroutine(s) are blocked forever", "WaitGroup#1.Wait")
+	expectPass(t, sched.Options{}, waitGroupLeak(false))
+}
+
+// A consumer waits on a Cond with an if instead of a loop over its
+// predicate, after checking a flag outside the lock: the signal can come
+// before it waits, and it waits forever.
+func condLeak(buggy bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var mu sched.Mutex
+		c := sched.NewCond(&mu)
+		ready := false
+		sched.Go(func() {
+			mu.Lock()
+			if buggy {
+				mu.Unlock()
+				mu.Lock()
+				c.Wait() // may have missed the signal already
+			} else {
+				for !ready {
+					c.Wait()
+				}
+			}
+			mu.Unlock()
+		})
+		mu.Lock()
+		ready = true
+		c.Signal()
+		mu.Unlock()
+	}
+}
+
+func TestCondLeak(t *testing.T) {
+	expectFailure(t, sched.Options{}, sched.Leak, condLeak(true), "Cond#", ".Wait at oracle_test.go:")
+	expectPass(t, sched.Options{}, condLeak(false))
+}
+
+// A reader takes a read lock twice; a writer arriving between the two
+// blocks the second RLock, and the reader and writer wait for each other.
+func recursiveRLock(buggy bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var rw sched.RWMutex
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			rw.RLock()
+			if buggy {
+				rw.RLock()
+				rw.RUnlock()
+			}
+			rw.RUnlock()
+		})
+		wg.Go(func() {
+			rw.Lock()
+			rw.Unlock()
+		})
+		wg.Wait()
+	}
+}
+
+func TestRecursiveReadLockDeadlock(t *testing.T) {
+	expectFailure(t, sched.Options{}, sched.Deadlock, recursiveRLock(true), "RWMutex#", ".RLock at", ".Lock at")
+	expectPass(t, sched.Options{}, recursiveRLock(false))
+}
+
+type config struct{ addr string }
+
+// The reader uses the config before the initializer has published it.
+func orderViolation(buggy bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var mu sched.Mutex
+		var cfg *config
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			mu.Lock()
+			cfg = &config{addr: "localhost"}
+			mu.Unlock()
+		})
+		if !buggy {
+			wg.Wait()
+		}
+		mu.Lock()
+		_ = cfg.addr
+		mu.Unlock()
+		wg.Wait()
+	}
+}
+
+func TestPanic(t *testing.T) {
+	expectFailure(t, sched.Options{}, sched.Panic, orderViolation(true),
+		"panic in goroutine 1: runtime error: invalid memory address or nil pointer dereference",
+		"oracle_test.go:")
+	expectPass(t, sched.Options{}, orderViolation(false))
+}
+
+// Two goroutines each wait for the other's flag before setting their own:
+// they spin forever.
+func spin(buggy bool) func(*sched.T) {
+	return func(t *sched.T) {
+		var a, b atomic.Bool
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			if buggy {
+				for !b.Load() {
+					sched.Yield()
+				}
+			}
+			a.Store(true)
+		})
+		wg.Go(func() {
+			for !a.Load() {
+				sched.Yield()
+			}
+			b.Store(true)
+		})
+		wg.Wait()
+	}
+}
+
+func TestLivelock(t *testing.T) {
+	opts := sched.Options{MaxSteps: 2000, Iterations: 20}
+	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "in Yield at oracle_test.go:")
+	expectPass(t, opts, spin(false))
+}
+
+func TestWatchdogCatchesNativeBlocking(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	native := func(buggy bool) func(*sched.T) {
+		return func(t *sched.T) {
+			var wg sched.WaitGroup
+			wg.Go(func() {
+				if buggy {
+					<-release // a native channel: the scheduler cannot see this wait
+				}
+			})
+			wg.Wait()
+		}
+	}
+	opts := sched.Options{Watchdog: 100 * time.Millisecond, Iterations: 3}
+	expectFailure(t, opts, sched.Watchdog, native(true),
+		"without reaching a scheduling point", "oracle_test.go:")
+	expectPass(t, opts, native(false))
+}
+
+func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
+	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+		var mu sched.Mutex
+		mu.Unlock()
+	}, "fatal error: sync: unlock of unlocked mutex")
+	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+		var rw sched.RWMutex
+		rw.RUnlock()
+	}, "fatal error: sync: RUnlock of unlocked RWMutex")
+	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+		var rw sched.RWMutex
+		rw.RLock()
+		rw.Unlock()
+	}, "fatal error: sync: Unlock of unlocked RWMutex")
+}
+
+func TestNegativeWaitGroupPanics(t *testing.T) {
+	expectFailure(t, sched.Options{Iterations: 5}, sched.Panic, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Add(1)
+		wg.Done()
+		wg.Done()
+	}, "panic in goroutine 1: sync: negative WaitGroup counter")
+}
+
+func TestFatalFromManagedGoroutine(t *testing.T) {
+	res := expectFailure(t, sched.Options{Iterations: 5}, sched.TestFailed, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			t.Fatalf("boom %d", 7)
+			t.Error("not reached")
+		})
+		wg.Wait()
+	}, "goroutine 2: boom 7")
+	if strings.Contains(res.Failure.Error(), "not reached") {
+		t.Errorf("Fatalf did not stop the goroutine:\n%s", res.Failure)
+	}
+}
+
+func TestGoexitIsReported(t *testing.T) {
+	expectFailure(t, sched.Options{Iterations: 5}, sched.Goexit, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() { runtimeGoexit() })
+		wg.Wait()
+	}, "goroutine 2 called runtime.Goexit")
+}
+
+func TestEscapeIsReported(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	expectFailure(t, sched.Options{Iterations: 1}, sched.Escape, func(t *sched.T) {
+		go func() { <-release }()
+	}, "started by goroutine 1 with a plain go statement", "oracle_test.go:")
+}
+
+func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
+	var got any
+	res := hunt(t, sched.Options{Iterations: 1}, func(t *sched.T) {
+		var mu sched.Mutex
+		mu.Lock()
+		mu.Unlock()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { got = recover() }()
+			mu.Lock()
+		}()
+		<-done
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Misuse {
+		t.Fatalf("want a misuse failure, got %+v", res.Failure)
+	}
+	msg, _ := got.(string)
+	if !strings.Contains(msg, "Mutex.Lock on Mutex#1 from a goroutine that no run manages") {
+		t.Errorf("panic in the unmanaged goroutine: %v", got)
+	}
+}
+
+func TestObjectSharedBetweenRunsIsMisuse(t *testing.T) {
+	var mu sched.Mutex
+	inA, releaseA := make(chan struct{}), make(chan struct{})
+	doneA := make(chan *sched.Result)
+	go func() {
+		res, _ := sched.Run(sched.Options{}, func(t *sched.T) {
+			mu.Lock()
+			mu.Unlock()
+			close(inA)
+			<-releaseA
+		})
+		doneA <- res
+	}()
+	<-inA
+	res, _ := sched.Run(sched.Options{}, func(t *sched.T) { mu.Lock() })
+	close(releaseA)
+	<-doneA
+	if res.Failure == nil || res.Failure.Kind != sched.Misuse || !strings.Contains(res.Failure.Message, "belongs to another run in progress") {
+		t.Fatalf("want misuse, got %+v", res.Failure)
+	}
+	// Once both runs are over, the mutex is free for the next run.
+	res, _ = sched.Run(sched.Options{}, func(t *sched.T) { mu.Lock(); mu.Unlock() })
+	if res.Failure != nil {
+		t.Fatalf("reusing the mutex after its run ended: %v", res.Failure)
+	}
+}

@@ -1,0 +1,206 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Result is what one execution of a body under the scheduler did.
+type Result struct {
+	// Failure is nil when the run passed.
+	Failure *Failure
+	// Schedule is the 1-based number of this schedule in an exploration.
+	Schedule int
+	// Seed, Strategy, Depth and PCTSteps are the schedule that ran: with the
+	// same options they reproduce it exactly.
+	Seed     uint64
+	Strategy string
+	Depth    int
+	PCTSteps int
+	// Steps counts scheduling points, Switches the times the running
+	// goroutine changed, Goroutines the managed goroutines (the body
+	// included).
+	Steps, Switches, Goroutines int
+	// Faults lists the fault points that fired, in order.
+	Faults []string
+	// Logs is what the body logged through T.
+	Logs []string
+	// Recording is every value drawn from the entropy during the run;
+	// Options.Recording replays it.
+	Recording *entropy.Recording
+}
+
+// FailureKind classifies a failed run.
+type FailureKind string
+
+// The kinds of failure the scheduler reports.
+const (
+	Deadlock   FailureKind = "deadlock"    // every goroutine is blocked, the body included
+	Leak       FailureKind = "leak"        // the body returned, other goroutines are blocked forever
+	Livelock   FailureKind = "livelock"    // the step bound was reached
+	Panic      FailureKind = "panic"       // a managed goroutine panicked
+	FatalError FailureKind = "fatal error" // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
+	TestFailed FailureKind = "test failed" // the body called T.Error, T.Fatal or similar
+	Goexit     FailureKind = "goexit"      // a managed goroutine called runtime.Goexit
+	Escape     FailureKind = "escape"      // a goroutine started with a plain go statement outlived the run
+	Watchdog   FailureKind = "watchdog"    // a goroutine stopped reaching scheduling points
+	Misuse     FailureKind = "misuse"      // an object was shared between runs or touched from outside
+)
+
+// Failure describes how a run failed.
+type Failure struct {
+	Kind      FailureKind
+	Message   string // the first line of the report
+	Goroutine int    // the goroutine that failed, 0 when the whole run did
+	report    string
+}
+
+// Error returns the full report: the message, the failing goroutine's stack
+// when there is one, and what every goroutine left was doing and where.
+func (f *Failure) Error() string { return f.report }
+
+// Run executes body once under the scheduler, with the schedule given by
+// opts.Seed (or opts.Recording) and opts.Strategy ("portfolio" means PCT for
+// a single run). A failing run is re-executed with source locations on, so
+// that its report says where each goroutine was. Run returns an error only
+// for invalid options.
+func Run(opts Options, body func(*T)) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	s := o.schedule(0, o.Seed, minPCTSteps)
+	res, _ := s.run(o, "sched.Run", nil, body)
+	return res, nil
+}
+
+// schedule is everything that decides one run besides the body.
+type schedule struct {
+	index    int
+	seed     uint64
+	rec      *entropy.Recording // replayed instead of seed when set
+	strategy engine.Strategy
+	depth    int
+	pctSteps int
+}
+
+// seedStep spreads the seeds of successive schedules.
+const seedStep = 0x9E3779B97F4A7C15
+
+func (o Options) schedule(i int, base uint64, pctHint int) schedule {
+	s := schedule{index: i, seed: base + uint64(i)*seedStep, rec: o.Recording, depth: o.Depth, pctSteps: o.PCTSteps}
+	if s.pctSteps == 0 {
+		s.pctSteps = pctHint
+	}
+	switch {
+	case o.Strategy == "random", o.Strategy == "portfolio" && i%2 == 1:
+		s.strategy = engine.Random
+	default:
+		s.strategy = engine.PCT
+	}
+	return s
+}
+
+// execute runs body once. detail turns source locations on.
+func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording) {
+	var src *entropy.Source
+	if s.rec != nil {
+		src = entropy.Replay(s.rec)
+	} else {
+		src = entropy.New(s.seed)
+	}
+	watchdog := o.Watchdog
+	if watchdog < 0 {
+		watchdog = 0
+	}
+	cfg := engine.Config{
+		Name:             name,
+		Source:           src,
+		Strategy:         s.strategy,
+		Depth:            s.depth,
+		PCTSteps:         s.pctSteps,
+		MaxSteps:         o.MaxSteps,
+		Watchdog:         watchdog,
+		Detail:           detail,
+		Faults:           o.Faults,
+		FaultProbability: o.FaultProbability,
+	}
+	t := &T{TB: tb, name: name}
+	out := engine.Execute(cfg, func() { body(t) })
+	t.runCleanups()
+	return out, src.Recording()
+}
+
+// run executes the schedule and, if it fails, re-executes it from its
+// recording with source locations on. The second result is a note when the
+// re-execution did not fail the same way.
+func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
+	out, rec := s.execute(o, name, tb, body, false)
+	note := ""
+	if f := out.Failure; f != nil && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
+		again := s
+		again.rec = rec
+		out2, _ := again.execute(o, name, tb, body, true)
+		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
+			out = out2
+		} else {
+			got := "passed"
+			if out2.Failure != nil {
+				got = "failed with " + out2.Failure.Kind.String()
+			}
+			note = fmt.Sprintf("note: re-executing this schedule to record source locations %s instead: the test "+
+				"depends on something the scheduler does not control (map iteration order, time.Now, math/rand, "+
+				"goroutines started with a plain go statement, native blocking), so the report below lacks locations",
+				got)
+		}
+	}
+	res := &Result{
+		Seed:       s.seed,
+		Strategy:   s.strategy.String(),
+		Depth:      s.depth,
+		PCTSteps:   s.pctSteps,
+		Steps:      out.Steps,
+		Switches:   out.Switches,
+		Goroutines: out.Goroutines,
+		Logs:       out.Logs,
+		Recording:  rec,
+	}
+	for _, f := range out.Faults {
+		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))
+	}
+	if f := out.Failure; f != nil {
+		res.Failure = &Failure{
+			Kind:      FailureKind(f.Kind.String()),
+			Message:   firstLine(f.Message),
+			Goroutine: f.G,
+			report:    f.Report(),
+		}
+	}
+	return res, note
+}
+
+// describe is the schedule in words, for reports.
+func (s schedule) describe(res *Result) string {
+	var b strings.Builder
+	if s.rec != nil {
+		fmt.Fprintf(&b, "replayed recording, %s", s.strategy)
+	} else {
+		fmt.Fprintf(&b, "seed %#x, %s", s.seed, s.strategy)
+	}
+	if s.strategy == engine.PCT {
+		fmt.Fprintf(&b, " depth %d over %d steps", s.depth, s.pctSteps)
+	}
+	fmt.Fprintf(&b, "; %d steps, %d switches, %d goroutines", res.Steps, res.Switches, res.Goroutines)
+	return b.String()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func unlimited(n int) bool { return n == math.MaxInt }

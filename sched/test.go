@@ -1,0 +1,210 @@
+package sched
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Test explores body under the scheduler with the default options, as
+// changed by -dst.* flags. See TestWith.
+func Test(t *testing.T, body func(*T)) {
+	t.Helper()
+	TestWith(t, Options{}, body)
+}
+
+// TestWith runs body under the scheduler for many schedules, one after
+// another, and stops at the first that fails. It then fails t with a report
+// of the failure (what every goroutine was doing and where) and one line that
+// reproduces that schedule exactly:
+//
+//	go test ./pkg -run '^TestX$' -dst.seed=0x8c1f... -dst.strategy=pct -dst.depth=3 -dst.pctsteps=120
+//
+// Each schedule runs body in a fresh run: objects created by the body are
+// new each time, while package-level state persists between schedules and
+// can make them depend on each other.
+func TestWith(t *testing.T, opts Options, body func(*T)) {
+	t.Helper()
+	o, err := opts.withFlags()
+	if err == nil {
+		o, err = o.withDefaults()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logf func(string, ...any)
+	if flags.verbose {
+		logf = t.Logf
+	}
+	x := explore(o, t.Name(), t, body, logf)
+	if x.res.Failure != nil {
+		t.Fatal(failureReport(t.Name(), o, x))
+		return
+	}
+	if testing.Verbose() {
+		limit := ""
+		if !unlimited(o.Iterations) && x.n < o.Iterations {
+			limit = fmt.Sprintf(" (time budget %v reached)", o.Time)
+		}
+		t.Logf("sched: %d schedules passed in %v%s; first seed %#x, strategy %s",
+			x.n, x.elapsed.Round(time.Millisecond), limit, x.base, o.Strategy)
+	}
+}
+
+// Explore runs body under the scheduler for up to opts.Iterations schedules
+// (or opts.Time), as TestWith does but without a testing.T and without
+// reading flags, and returns the first failing schedule's result, or the
+// last passing one. Result.Schedule says how many schedules ran.
+func Explore(opts Options, body func(*T)) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	x := explore(o, "sched.Explore", nil, body, nil)
+	return x.res, nil
+}
+
+type exploration struct {
+	base    uint64
+	n       int // schedules run
+	s       schedule
+	res     *Result
+	note    string
+	elapsed time.Duration
+}
+
+// explore runs schedules until one fails or the budget is spent. logf, when
+// not nil, is told about every schedule.
+func explore(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
+	x := exploration{base: o.Seed}
+	if x.base == 0 && o.Recording == nil {
+		x.base = randomSeed()
+	}
+	start := time.Now()
+	pctHint := minPCTSteps
+	for i := 0; i < o.Iterations; i++ {
+		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
+			break
+		}
+		x.s = o.schedule(i, x.base, pctHint)
+		x.res, x.note = x.s.run(o, name, tb, body)
+		x.n++
+		x.res.Schedule = x.n
+		if logf != nil {
+			logf("sched: schedule %d (%s): %s", x.n, x.s.describe(x.res), outcome(x.res))
+		}
+		pctHint = max(pctHint, x.res.Steps)
+		if x.res.Failure != nil {
+			break
+		}
+	}
+	x.elapsed = time.Since(start)
+	return x
+}
+
+func outcome(res *Result) string {
+	if res.Failure == nil {
+		return "pass"
+	}
+	return res.Failure.Message
+}
+
+// failureReport is what a person reads when a schedule fails.
+func failureReport(name string, o Options, x exploration) string {
+	s, res, note := x.s, x.res, x.note
+	var b strings.Builder
+	fmt.Fprintf(&b, "sched: %s in schedule %d of %s (%s)\n", res.Failure.Kind, x.n, name, s.describe(res))
+	if note != "" {
+		fmt.Fprintf(&b, "%s\n", note)
+	}
+	fmt.Fprintf(&b, "\n%s\n", res.Failure.Error())
+	if len(res.Faults) > 0 {
+		fmt.Fprintf(&b, "\nfaults fired:\n")
+		for _, f := range res.Faults {
+			fmt.Fprintf(&b, "  %s\n", f)
+		}
+	}
+	if len(res.Logs) > 0 {
+		fmt.Fprintf(&b, "\nlog:\n")
+		for _, l := range res.Logs {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
+	return b.String()
+}
+
+// reproduceLine is a go test command that runs exactly schedule s of test
+// name, from the module root.
+func reproduceLine(name string, o Options, s schedule) string {
+	args := []string{"go", "test"}
+	if engine.RaceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, packageDir(), "-run", shellQuote(runPattern(name)))
+	if s.rec != nil {
+		args = append(args, "-dst.replay="+s.rec.Handle())
+	} else {
+		args = append(args, fmt.Sprintf("-dst.seed=%#x", s.seed))
+	}
+	args = append(args, "-dst.strategy="+s.strategy.String())
+	if s.strategy == engine.PCT {
+		args = append(args, fmt.Sprintf("-dst.depth=%d", s.depth), fmt.Sprintf("-dst.pctsteps=%d", s.pctSteps))
+	}
+	if o.MaxSteps != engine.DefaultMaxSteps {
+		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
+	}
+	return strings.Join(args, " ")
+}
+
+// runPattern matches exactly the test (or subtest) called name.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// packageDir is the current package's directory relative to its module root
+// (go test runs tests in the package directory), or "." when unknown.
+func packageDir() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil || rel == "." {
+				return "."
+			}
+			return "./" + filepath.ToSlash(rel)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "."
+		}
+		dir = parent
+	}
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:]) | 1
+}

@@ -1,0 +1,100 @@
+package sched
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// WaitGroup waits for a collection of goroutines to finish, with the method
+// set and semantics of sync.WaitGroup: a negative counter panics with
+// "sync: negative WaitGroup counter", and reusing it before a Wait has
+// returned panics as in Go. Inside a run Add, Done and Wait are scheduling
+// points and a goroutine blocked in Wait is reported by deadlock and leak
+// checks; Go starts a managed goroutine. Outside a run it is a
+// sync.WaitGroup.
+type WaitGroup struct {
+	native  sync.WaitGroup
+	obj     engine.Obj
+	count   int64
+	waiters engine.WaitQ
+}
+
+// Add adds delta, which may be negative, to the counter. When the counter
+// becomes zero, every goroutine blocked in Wait is released.
+func (wg *WaitGroup) Add(delta int) {
+	if g := engine.Current(); g != nil {
+		wg.add(g, delta)
+		return
+	}
+	wg.obj.CheckNative(engine.OpWaitGroupAdd)
+	wg.native.Add(delta)
+}
+
+// Done decrements the counter by one.
+func (wg *WaitGroup) Done() { wg.Add(-1) }
+
+// Wait blocks until the counter is zero.
+func (wg *WaitGroup) Wait() {
+	if g := engine.Current(); g != nil {
+		wg.wait(g)
+		return
+	}
+	wg.obj.CheckNative(engine.OpWaitGroupWait)
+	wg.native.Wait()
+}
+
+// Go calls f in a new goroutine (a managed one inside a run) and adds that
+// goroutine to the group, as sync.WaitGroup.Go does.
+func (wg *WaitGroup) Go(f func()) {
+	if engine.Current() == nil {
+		wg.obj.CheckNative(engine.OpGo)
+		wg.native.Go(f)
+		return
+	}
+	wg.Add(1)
+	Go(func() {
+		defer wg.Done()
+		f()
+	})
+}
+
+//go:norace
+func (wg *WaitGroup) bind(g *engine.G) {
+	if wg.obj.Bind(g, engine.KindWaitGroup) {
+		wg.count = 0
+		wg.waiters.Reset()
+	}
+}
+
+//go:norace
+func (wg *WaitGroup) add(g *engine.G, delta int) {
+	wg.bind(g)
+	g.Point(engine.OpWaitGroupAdd, &wg.obj)
+	if delta < 0 {
+		engine.RaceReleaseMerge(unsafe.Pointer(wg))
+	}
+	wg.count += int64(delta)
+	if wg.count < 0 {
+		panic("sync: negative WaitGroup counter")
+	}
+	if wg.count == 0 {
+		wg.waiters.WakeAll()
+	}
+}
+
+//go:norace
+func (wg *WaitGroup) wait(g *engine.G) {
+	wg.bind(g)
+	g.Point(engine.OpWaitGroupWait, &wg.obj)
+	if wg.count == 0 {
+		engine.RaceAcquire(unsafe.Pointer(wg))
+		return
+	}
+	wg.waiters.Wait(g, engine.OpWaitGroupWait, &wg.obj)
+	if wg.count != 0 {
+		panic("sync: WaitGroup is reused before previous Wait has returned")
+	}
+	engine.RaceAcquire(unsafe.Pointer(wg))
+}
