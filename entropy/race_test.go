@@ -52,7 +52,7 @@ func TestHandoffRace(t *testing.T) {
 			box.set(entropy.Replay(box.get().Recording().Clone()))
 		}
 		s := box.get()
-		x := s.At(entropy.Key(g+1)).Uint64()
+		x := s.At(entropy.Key(g + 1)).Uint64()
 		x += uint64(s.Choice(5))
 		x += uint64(s.At(3).IntRange(-10, 10))
 		x += uint64(s.Weighted([]uint64{1, 0, 4}))

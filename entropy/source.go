@@ -35,7 +35,7 @@ type Source struct {
 	index  []int32 // open addressing over queues: slot holds queue index+1, 0 is empty
 	data   []byte  // the input recording's Data (a private copy)
 	none   queue   // the empty queue that absent uids resolve to
-	last   *queue  // one-entry cache: the queue of lastUID, or nil
+	last   *queue  // one-entry cache: the queue of lastID, or nil
 	lastID UID
 }
 
@@ -60,6 +60,20 @@ func New(seed uint64) *Source {
 	s := &Source{stopLimit: defaultStopLimit}
 	s.rng.seed(seed)
 	return s
+}
+
+// Reset makes s a fresh source seeded with seed, as New(seed) would return,
+// keeping its buffers so that a loop running many short executions does not
+// allocate a recording for each. The previous Recording is overwritten:
+// Clone it first to keep it.
+//
+//go:norace
+func (s *Source) Reset(seed uint64) {
+	sites := s.sites
+	values, data := s.rec.Values[:0], s.rec.Data[:0]
+	*s = Source{stopLimit: defaultStopLimit, sites: sites}
+	s.rec.Values, s.rec.Data = values, data
+	s.rng.seed(seed)
 }
 
 // Replay returns a Source serving the values of rec, per uid: a draw takes
@@ -239,11 +253,29 @@ func (s *Source) find(uid UID) *queue {
 	}
 }
 
-// record appends a served value (element-wise append only; see Source).
+// record appends a served value.
 //
 //go:norace
 func (s *Source) record(uid UID, v uint64) {
-	s.rec.Values = append(s.rec.Values, Value{UID: uid, V: v})
+	s.rec.Values = append(reserve(s.rec.Values, 1), Value{UID: uid, V: v})
+}
+
+// reserve returns s with room for n more elements. It doubles the capacity
+// itself because append grows large slices by only 1.25x, which made
+// re-copying the recording the dominant cost of a draw; and it copies
+// element by element because the copy builtin is race-checked by the runtime
+// even in norace functions (see Source).
+//
+//go:norace
+func reserve[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 256))
+	for i := range s {
+		t[i] = s[i]
+	}
+	return t
 }
 
 // reduce maps a recorded value into [0, n), n == 0 meaning all of uint64.
@@ -438,9 +470,11 @@ func (k Keyed) Bytes(n int) []byte {
 		}
 	}
 	s.record(uid, uint64(n))
+	data := reserve(s.rec.Data, n)
 	for _, b := range out {
-		s.rec.Data = append(s.rec.Data, b)
+		data = append(data, b)
 	}
+	s.rec.Data = data
 	return out
 }
 

@@ -612,3 +612,34 @@ func TestMutatedReplay(t *testing.T) {
 		}
 	}
 }
+
+func TestResetIsNew(t *testing.T) {
+	draw := func(s *entropy.Source) []byte {
+		for i := range 300 {
+			s.At(entropy.Key(i%7)).Choice(5 + i%3)
+			s.Bytes(3)
+		}
+		b, err := s.Recording().MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want := draw(entropy.New(99))
+	s := entropy.New(1)
+	draw(s)
+	for range 3 {
+		s.Reset(99)
+		if s.Len() != 0 {
+			t.Fatalf("Len after Reset = %d", s.Len())
+		}
+		if got := draw(s); string(got) != string(want) {
+			t.Fatal("a reset source draws differently from a new one")
+		}
+	}
+	r := entropy.Replay(entropy.New(5).Recording())
+	r.Reset(99)
+	if r.Replaying() || string(draw(r)) != string(want) {
+		t.Fatal("Reset of a replaying source did not make it fresh")
+	}
+}

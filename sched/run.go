@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
@@ -105,13 +106,20 @@ func (o Options) schedule(i int, base uint64, pctHint int) schedule {
 	return s
 }
 
-// execute runs body once. detail turns source locations on.
+// sources keeps fresh entropy sources for reuse: most runs pass and their
+// recordings are dropped, so their buffers can serve the next run.
+var sources = sync.Pool{New: func() any { return entropy.New(0) }}
+
+// execute runs body once. detail turns source locations on. The recording
+// is the run's own copy.
 func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording) {
 	var src *entropy.Source
 	if s.rec != nil {
 		src = entropy.Replay(s.rec)
 	} else {
-		src = entropy.New(s.seed)
+		src = sources.Get().(*entropy.Source)
+		src.Reset(s.seed)
+		defer sources.Put(src)
 	}
 	watchdog := o.Watchdog
 	if watchdog < 0 {
@@ -132,7 +140,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
-	return out, src.Recording()
+	return out, src.Recording().Clone()
 }
 
 // run executes the schedule and, if it fails, re-executes it from its

@@ -220,7 +220,7 @@ func (r *Run) park(g *G) {
 func (r *Run) switchTo(from, to *G) {
 	r.cur = to
 	r.switches++
-	semrelease(&to.sema, true, 1)
+	semrelease(&to.sema, false, 1)
 	r.park(from)
 }
 
@@ -412,7 +412,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	next := r.pick(nil, false)
 	r.cur = next
 	r.switches++
-	semrelease(&next.sema, true, 1)
+	semrelease(&next.sema, false, 1)
 }
 
 // finish ends the run with f, unless a failure was already recorded.
