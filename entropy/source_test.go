@@ -616,7 +616,7 @@ func TestMutatedReplay(t *testing.T) {
 func TestResetIsNew(t *testing.T) {
 	draw := func(s *entropy.Source) []byte {
 		for i := range 300 {
-			s.At(entropy.Key(i%7)).Choice(5 + i%3)
+			s.At(entropy.Key(i % 7)).Choice(5 + i%3)
 			s.Bytes(3)
 		}
 		b, err := s.Recording().MarshalBinary()

@@ -168,6 +168,3 @@ func BenchmarkMutexOutsideRun(b *testing.B) {
 		}
 	})
 }
-
-
-

@@ -87,9 +87,13 @@ func (t *T) Failed() bool {
 
 // Skip, Skipf and SkipNow fail the run: a schedule cannot be skipped. Skip
 // the test before calling Test instead.
-func (t *T) Skip(args ...any)                 { t.Fatal("sched: T.Skip inside a run is not supported: " + sprintln(args...)) }
-func (t *T) Skipf(format string, args ...any) { t.Fatalf("sched: T.Skipf inside a run is not supported: "+format, args...) }
-func (t *T) SkipNow()                         { t.Fatal("sched: T.SkipNow inside a run is not supported") }
+func (t *T) Skip(args ...any) {
+	t.Fatal("sched: T.Skip inside a run is not supported: " + sprintln(args...))
+}
+func (t *T) Skipf(format string, args ...any) {
+	t.Fatalf("sched: T.Skipf inside a run is not supported: "+format, args...)
+}
+func (t *T) SkipNow() { t.Fatal("sched: T.SkipNow inside a run is not supported") }
 
 // Cleanup registers f to be called when this run has ended, after every
 // managed goroutine has stopped, in last-added-first-called order.
