@@ -1,0 +1,330 @@
+package sched_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/sched"
+)
+
+// busy is a body that exercises most of the scheduler: goroutines, locks,
+// a condition, faults and draws of its own.
+func busy(t *sched.T) {
+	var mu sched.Mutex
+	c := sched.NewCond(&mu)
+	var wg sched.WaitGroup
+	queue := []int{}
+	for i := range 3 {
+		wg.Go(func() {
+			n := t.Entropy().IntRange(1, 4)
+			for j := range n {
+				if sched.Fault("produce") {
+					continue
+				}
+				mu.Lock()
+				queue = append(queue, i*10+j)
+				c.Signal()
+				mu.Unlock()
+			}
+		})
+	}
+	done := false
+	wg.Go(func() {
+		mu.Lock()
+		for !done || len(queue) > 0 {
+			if len(queue) == 0 {
+				c.Wait()
+				continue
+			}
+			queue = queue[1:]
+		}
+		mu.Unlock()
+	})
+	sched.Go(func() {
+		for range 3 {
+			sched.Yield()
+		}
+		mu.Lock()
+		done = true
+		c.Broadcast()
+		mu.Unlock()
+	})
+	wg.Wait()
+}
+
+func fingerprint(t *testing.T, res *sched.Result) string {
+	t.Helper()
+	b, err := res.Recording.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := ""
+	if res.Failure != nil {
+		msg = res.Failure.Error()
+	}
+	return fmt.Sprintf("%x|%d|%d|%d|%v|%s", b, res.Steps, res.Switches, res.Goroutines, res.Faults, msg)
+}
+
+// TestDeterminism: the same seed gives the same decisions, byte for byte,
+// over 100 runs, with GOMAXPROCS 1 and 4 (and under -race when the tests run
+// with it).
+func TestDeterminism(t *testing.T) {
+	for _, strategy := range []string{"random", "pct"} {
+		for _, seed := range []uint64{1, 0xfeed} {
+			opts := sched.Options{Seed: seed, Strategy: strategy, Faults: map[string]float64{"produce": 0.3}}
+			want := ""
+			for _, procs := range []int{1, 4} {
+				prev := runtime.GOMAXPROCS(procs)
+				for i := range 100 {
+					res, err := sched.Run(opts, busy)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := fingerprint(t, res)
+					if want == "" {
+						want = got
+						if res.Steps < 20 {
+							t.Fatalf("the body took only %d steps; it should exercise the scheduler", res.Steps)
+						}
+					} else if got != want {
+						runtime.GOMAXPROCS(prev)
+						t.Fatalf("%s seed %#x GOMAXPROCS %d run %d differs:\n got %s\nwant %s", strategy, seed, procs, i, got, want)
+					}
+				}
+				runtime.GOMAXPROCS(prev)
+			}
+		}
+	}
+}
+
+func TestDifferentSeedsExploreDifferentSchedules(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range uint64(20) {
+		res, _ := sched.Run(sched.Options{Seed: seed + 1, Strategy: "random"}, busy)
+		seen[fingerprint(t, res)] = true
+	}
+	if len(seen) < 10 {
+		t.Fatalf("20 seeds gave only %d distinct schedules", len(seen))
+	}
+}
+
+// TestReplayReproduces: a failing run's recording, replayed, fails the same
+// way with the same decisions.
+func TestReplayReproduces(t *testing.T) {
+	body := abba(false)
+	res := expectFailure(t, sched.Options{}, sched.Deadlock, body)
+	again, err := sched.Run(sched.Options{Recording: res.Recording, Strategy: res.Strategy}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fingerprint(t, again), fingerprint(t, res); got != want {
+		t.Fatalf("replay differs:\n got %s\nwant %s", got, want)
+	}
+	// Through the handle, as -dst.replay takes it.
+	rec, err := entropy.ParseHandle(res.Recording.Handle())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ = sched.Run(sched.Options{Recording: rec, Strategy: res.Strategy}, body)
+	if again.Failure == nil || again.Failure.Kind != sched.Deadlock {
+		t.Fatalf("replay through the handle: %+v", again.Failure)
+	}
+}
+
+func TestParallelRunsAreIsolated(t *testing.T) {
+	for i := range 4 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			expectPass(t, sched.Options{Seed: uint64(i + 1)}, counter(false))
+			res, _ := sched.Run(sched.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
+			ref, _ := sched.Run(sched.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
+			if fingerprint(t, res) != fingerprint(t, ref) {
+				t.Error("runs alongside other runs are not deterministic")
+			}
+		})
+	}
+}
+
+func TestFaults(t *testing.T) {
+	// With probability 1 every fault point fires, until StopFaults.
+	res, _ := sched.Run(sched.Options{Faults: map[string]float64{"disk": 1}}, func(t *sched.T) {
+		for range 3 {
+			if !sched.Fault("disk") {
+				t.Error("a certain fault did not fire")
+			}
+		}
+		if sched.Fault("net") {
+			t.Error("a fault with no probability fired")
+		}
+		sched.StopFaults()
+		if sched.Fault("disk") {
+			t.Error("a fault fired after StopFaults")
+		}
+	})
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	if len(res.Faults) != 3 || !strings.HasPrefix(res.Faults[0], "disk (step") {
+		t.Fatalf("faults recorded: %v", res.Faults)
+	}
+	// A probability in between fires sometimes, and the report lists it.
+	r := expectFailure(t, sched.Options{FaultProbability: 0.5}, sched.TestFailed, func(t *sched.T) {
+		if sched.Fault("write.timeout") {
+			t.Error("request failed")
+		}
+	}, "goroutine 1: request failed")
+	if len(r.Faults) != 1 || !strings.HasPrefix(r.Faults[0], "write.timeout (step 1, goroutine 1)") {
+		t.Fatalf("faults recorded: %v", r.Faults)
+	}
+}
+
+func TestInvalidOptions(t *testing.T) {
+	for _, o := range []sched.Options{
+		{Strategy: "bfs"}, {Depth: -1}, {Iterations: -2}, {FaultProbability: 2},
+		{Faults: map[string]float64{"x": -1}},
+	} {
+		if _, err := sched.Run(o, func(*sched.T) {}); err == nil || !strings.HasPrefix(err.Error(), "sched: ") {
+			t.Errorf("Run(%+v) error %v, want a sched: error", o, err)
+		}
+	}
+}
+
+// Child tests: run only when a parent test re-executes this test binary
+// (or go test) with DST_CHILD set, to check what a failing test prints.
+
+func TestChildABBA(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "abba" {
+		t.Skip("run by TestReproduceLine")
+	}
+	sched.Test(t, abba(false))
+}
+
+func TestChildRace(t *testing.T) {
+	mode := os.Getenv("DST_CHILD")
+	if mode != "race" && mode != "norace" {
+		t.Skip("run by TestRaceDetectorSeesManagedGoroutines")
+	}
+	sched.TestWith(t, sched.Options{Iterations: 20}, func(t *sched.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		var once sched.Once
+		n, m := 0, 0
+		for range 2 {
+			wg.Go(func() {
+				if mode == "race" {
+					n++ // unsynchronized
+					return
+				}
+				mu.Lock()
+				n++
+				mu.Unlock()
+				once.Do(func() { m++ })
+			})
+		}
+		wg.Wait()
+		_ = n + m // read after Wait: ordered by the WaitGroup
+	})
+}
+
+func child(t *testing.T, dir, mode string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DST_CHILD="+mode)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+var reproduceRE = regexp.MustCompile(`reproduce:\n\s+(go test .*)\n`)
+
+// TestReproduceLine runs a failing test, then runs the go test command it
+// printed, and checks that the second run fails the same way in its first
+// schedule.
+func TestReproduceLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the test binary with go test")
+	}
+	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	m := reproduceRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reproduce line in:\n%s", out)
+	}
+	line := m[1]
+	wantPrefix := "go test ./sched -run '^TestChildABBA$' -dst.seed=0x"
+	if engine.RaceEnabled {
+		wantPrefix = "go test -race ./sched -run '^TestChildABBA$' -dst.seed=0x"
+	}
+	if !strings.HasPrefix(line, wantPrefix) {
+		t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)
+	}
+	root, _ := filepath.Abs("..")
+	out2, err := child(t, root, "abba", "sh", "-c", line)
+	if err == nil {
+		t.Fatalf("the reproduce line passed:\n%s", out2)
+	}
+	report := func(s string) string {
+		// From the failure's description on: the header names the schedule
+		// number, which differs (1 in the reproduction).
+		i := strings.Index(s, "deadlock: all goroutines")
+		j := strings.Index(s, "reproduce:")
+		if i < 0 || j < i {
+			t.Fatalf("unexpected output:\n%s", s)
+		}
+		return s[i:j]
+	}
+	if report(out) != report(out2) {
+		t.Fatalf("the reproduction differs.\nfirst:\n%s\nreproduced:\n%s", out, out2)
+	}
+	if !strings.Contains(out2, "in schedule 1 of TestChildABBA") {
+		t.Fatalf("the reproduction did not fail in its first schedule:\n%s", out2)
+	}
+}
+
+// TestRaceDetectorSeesManagedGoroutines: the handoff between managed
+// goroutines hides no data race from -race, and the shims' own
+// happens-before edges keep correctly synchronized code quiet.
+func TestRaceDetectorSeesManagedGoroutines(t *testing.T) {
+	if !engine.RaceEnabled {
+		t.Skip("needs a -race build")
+	}
+	out, err := child(t, ".", "race", os.Args[0], "-test.run=^TestChildRace$")
+	if err == nil || !strings.Contains(out, "WARNING: DATA RACE") {
+		t.Fatalf("an unsynchronized increment in two managed goroutines was not reported:\n%s", out)
+	}
+	out, err = child(t, ".", "norace", os.Args[0], "-test.run=^TestChildRace$")
+	if err != nil || strings.Contains(out, "DATA RACE") {
+		t.Fatalf("synchronized code was reported:\n%s", out)
+	}
+}
+
+// TestReplayFlag: -dst.replay takes a recording's handle.
+func TestReplayFlag(t *testing.T) {
+	res := expectFailure(t, sched.Options{}, sched.Deadlock, abba(false))
+	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$",
+		"-dst.replay="+res.Recording.Handle(), "-dst.strategy="+res.Strategy)
+	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA (replayed recording") {
+		t.Fatalf("replaying a handle:\n%s", out)
+	}
+	if !strings.Contains(out, "-dst.replay=e1") {
+		t.Fatalf("the reproduce line of a replay should replay the same handle:\n%s", out)
+	}
+	out, err = child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.replay=nonsense")
+	if err == nil || !strings.Contains(out, "sched: -dst.replay: entropy: handle") {
+		t.Fatalf("a bad handle:\n%s", out)
+	}
+	out, err = child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.strategy=bfs")
+	if err == nil || !strings.Contains(out, `sched: unknown strategy "bfs"`) {
+		t.Fatalf("a bad strategy:\n%s", out)
+	}
+}
