@@ -71,6 +71,7 @@ func (m *Mutex) lock(g *engine.G) {
 		m.waiters.Wait(g, engine.OpLock, &m.obj)
 	}
 	m.locked = true
+	m.obj.Hold(g)
 	engine.RaceAcquire(unsafe.Pointer(m))
 }
 
@@ -82,6 +83,7 @@ func (m *Mutex) tryLock(g *engine.G) bool {
 		return false
 	}
 	m.locked = true
+	m.obj.Hold(g)
 	engine.RaceAcquire(unsafe.Pointer(m))
 	return true
 }
@@ -95,6 +97,7 @@ func (m *Mutex) unlock(g *engine.G) {
 	}
 	engine.RaceRelease(unsafe.Pointer(m))
 	m.locked = false
+	m.obj.Release()
 	// Every waiter retries: whichever the scheduler runs first takes the
 	// lock, as a goroutine arriving at a free sync.Mutex may.
 	m.waiters.WakeAll()

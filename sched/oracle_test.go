@@ -122,8 +122,10 @@ func TestABBADeadlock(t *testing.T) {
 			opts := sched.Options{Strategy: strategy}
 			expectFailure(t, opts, sched.Deadlock, abba(false),
 				"all goroutines are asleep",
-				"goroutine 1 (test body) blocked in WaitGroup#1.Wait at oracle_test.go:",
-				"blocked in Mutex#", ".Lock at oracle_test.go:",
+				"goroutine 1 (test body): blocked in WaitGroup#1.Wait\n      at oracle_test.go:",
+				".Lock, held by goroutine 3\n      at oracle_test.go:",
+				".Lock, held by goroutine 2\n      at oracle_test.go:",
+				"locked by goroutine 2 at oracle_test.go:", "locked by goroutine 3 at oracle_test.go:",
 				"started by goroutine 1 at oracle_test.go:")
 			expectPass(t, opts, abba(true))
 		})
@@ -188,7 +190,7 @@ func condLeak(buggy bool) func(*sched.T) {
 }
 
 func TestCondLeak(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Leak, condLeak(true), "Cond#", ".Wait at oracle_test.go:")
+	expectFailure(t, sched.Options{}, sched.Leak, condLeak(true), "Cond#", ".Wait\n      at oracle_test.go:")
 	expectPass(t, sched.Options{}, condLeak(false))
 }
 
@@ -215,7 +217,7 @@ func recursiveRLock(buggy bool) func(*sched.T) {
 }
 
 func TestRecursiveReadLockDeadlock(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Deadlock, recursiveRLock(true), "RWMutex#", ".RLock at", ".Lock at")
+	expectFailure(t, sched.Options{}, sched.Deadlock, recursiveRLock(true), "RWMutex#", ".RLock\n      at", ".Lock\n      at")
 	expectPass(t, sched.Options{}, recursiveRLock(false))
 }
 
@@ -275,7 +277,7 @@ func spin(buggy bool) func(*sched.T) {
 
 func TestLivelock(t *testing.T) {
 	opts := sched.Options{MaxSteps: 2000, Iterations: 20}
-	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "in Yield at oracle_test.go:")
+	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "in Yield\n      at oracle_test.go:")
 	expectPass(t, opts, spin(false))
 }
 

@@ -126,6 +126,7 @@ func (rw *RWMutex) lock(g *engine.G) {
 		rw.drainQ.Wait(g, engine.OpLock, &rw.obj)
 	}
 	rw.held = true
+	rw.obj.Hold(g)
 	engine.RaceAcquire(rw.readerSync())
 	engine.RaceAcquire(rw.writerSync())
 }
@@ -138,6 +139,7 @@ func (rw *RWMutex) tryLock(g *engine.G) bool {
 		return false
 	}
 	rw.writer, rw.held = true, true
+	rw.obj.Hold(g)
 	engine.RaceAcquire(rw.readerSync())
 	engine.RaceAcquire(rw.writerSync())
 	return true
@@ -152,6 +154,7 @@ func (rw *RWMutex) unlock(g *engine.G) {
 	}
 	engine.RaceRelease(rw.readerSync())
 	rw.held = false
+	rw.obj.Release()
 	// The readers that waited get the lock now, before any other writer.
 	rw.readers += rw.readerQ.Len()
 	rw.readerQ.WakeAll()

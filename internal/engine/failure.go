@@ -64,6 +64,8 @@ type GState struct {
 	Obj     string // on what, e.g. "Mutex#2"
 	At      Location
 	Spawned Location
+	Holder  int      // for a goroutine blocked on a lock: who holds it
+	HeldAt  Location // and where it locked it
 }
 
 // Report formats the failure for people: the message, then one line per
@@ -93,23 +95,30 @@ func (g GState) String() string {
 	}
 	switch {
 	case g.State == "blocked" && g.Obj != "":
-		fmt.Fprintf(&b, " blocked in %s.%s", g.Obj, g.Op)
+		fmt.Fprintf(&b, ": blocked in %s.%s", g.Obj, g.Op)
 	case g.State == "blocked":
-		fmt.Fprintf(&b, " blocked in %s", g.Op)
+		fmt.Fprintf(&b, ": blocked in %s", g.Op)
 	case g.Op != OpNone && g.Obj != "":
-		fmt.Fprintf(&b, " %s in %s.%s", g.State, g.Obj, g.Op)
+		fmt.Fprintf(&b, ": %s in %s.%s", g.State, g.Obj, g.Op)
 	case g.Op != OpNone:
-		fmt.Fprintf(&b, " %s in %s", g.State, g.Op)
+		fmt.Fprintf(&b, ": %s in %s", g.State, g.Op)
 	default:
-		fmt.Fprintf(&b, " %s", g.State)
+		fmt.Fprintf(&b, ": %s", g.State)
+	}
+	if g.State == "blocked" && g.Holder != 0 {
+		fmt.Fprintf(&b, ", held by goroutine %d", g.Holder)
 	}
 	if g.At.File != "" {
-		fmt.Fprintf(&b, " at %s", g.At)
+		fmt.Fprintf(&b, "\n      at %s", g.At)
 	}
-	if g.ID != 1 && g.Spawned.File != "" {
-		fmt.Fprintf(&b, "; started by goroutine %d at %s", g.Parent, g.Spawned)
-	} else if g.ID != 1 {
-		fmt.Fprintf(&b, "; started by goroutine %d", g.Parent)
+	if g.State == "blocked" && g.Holder != 0 && g.HeldAt.File != "" {
+		fmt.Fprintf(&b, "\n      %s locked by goroutine %d at %s", g.Obj, g.Holder, g.HeldAt)
+	}
+	if g.ID != 1 {
+		fmt.Fprintf(&b, "\n      started by goroutine %d", g.Parent)
+		if g.Spawned.File != "" {
+			fmt.Fprintf(&b, " at %s", g.Spawned)
+		}
 	}
 	return b.String()
 }

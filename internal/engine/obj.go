@@ -8,9 +8,11 @@ import "fmt"
 // when a later run uses it after the first has ended (a package-level Mutex
 // used by many schedules, for example).
 type Obj struct {
-	run  *Run
-	id   int32
-	kind ObjKind
+	run      *Run
+	id       int32
+	kind     ObjKind
+	holder   int32   // the goroutine holding the lock, for reports
+	holderPC uintptr // where it locked it (detail mode)
 }
 
 // Bind attaches o to g's run. It reports whether o was (re)bound, in which
@@ -29,9 +31,20 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 			o.kind, o.id, o.run.cfg.Name)})
 	}
 	r.nobj++
-	o.run, o.id, o.kind = r, r.nobj, k
+	*o = Obj{run: r, id: r.nobj, kind: k}
 	return true
 }
+
+// Hold records that g holds the lock o, so that reports of goroutines
+// blocked on o can say who holds it and where it took it.
+//
+//go:norace
+func (o *Obj) Hold(g *G) { o.holder, o.holderPC = int32(g.ID), g.pc }
+
+// Release records that nobody holds the lock o.
+//
+//go:norace
+func (o *Obj) Release() { o.holder, o.holderPC = 0, 0 }
 
 // CheckNative is called by a shim on behalf of a goroutine that no run
 // manages. It panics when o belongs to a run in progress: such an object may

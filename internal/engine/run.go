@@ -443,6 +443,9 @@ func (r *Run) snapshot() []GState {
 			continue
 		}
 		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: locate(g.pc), Spawned: locate(g.spawnPC)}
+		if g.obj != nil {
+			st.Holder, st.HeldAt = int(g.obj.holder), locate(g.obj.holderPC)
+		}
 		switch {
 		case g.state == gBlocked:
 			st.State = "blocked"
