@@ -3,6 +3,7 @@ package engine
 import (
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -19,33 +20,11 @@ func (l Location) String() string {
 	if l.File == "" {
 		return "?"
 	}
-	s := filepath.Base(l.File) + ":" + itoa(l.Line)
+	s := filepath.Base(l.File) + ":" + strconv.Itoa(l.Line)
 	if l.Func != "" {
 		s += " (" + shortFunc(l.Func) + ")"
 	}
 	return s
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
 
 // shortFunc drops the package path, keeping "pkg.Func".

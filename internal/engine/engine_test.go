@@ -1,0 +1,124 @@
+package engine
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/petermattis/goid"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// testdata/stacks.txt is a real runtime.Stack(all) dump of a program where
+// main starts spawner, which starts worker.
+func TestSplitStacks(t *testing.T) {
+	dump, err := os.ReadFile("testdata/stacks.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := splitStacks(dump)
+	if len(got) != 3 {
+		t.Fatalf("parsed %d goroutines, want 3", len(got))
+	}
+	want := []stack{
+		{id: 1, state: "running"},
+		{id: 19, state: "select (no cases)", creator: "main.main", createdBy: 1},
+		{id: 20, state: "chan receive", creator: "main.spawner", createdBy: 19},
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.id != w.id || g.state != w.state || g.creator != w.creator || g.createdBy != w.createdBy {
+			t.Errorf("goroutine %d: got %+v, want %+v", i, g, w)
+		}
+		if !strings.HasPrefix(g.text, "goroutine ") || strings.HasSuffix(g.text, "\n") {
+			t.Errorf("goroutine %d text %q", i, g.text)
+		}
+	}
+}
+
+func TestGoroutineStackLive(t *testing.T) {
+	ch := make(chan int64)
+	release := make(chan struct{})
+	go func() {
+		ch <- goid.Get()
+		<-release
+	}()
+	id := <-ch
+	defer close(release)
+	s := goroutineStack(id)
+	if !strings.Contains(s, "engine.TestGoroutineStackLive.func1") || !strings.Contains(s, "created by github.com/dstgo/dst/internal/engine.TestGoroutineStackLive in goroutine") {
+		t.Fatalf("stack of goroutine %d:\n%s", id, s)
+	}
+}
+
+func TestOursSkipsToolFrames(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	cases := map[string]bool{
+		moduleRoot + "internal/engine/run.go":        true,
+		moduleRoot + "sched/mutex.go":                true,
+		moduleRoot + "sched/mutex_test.go":           false, // tests are user code
+		moduleRoot + "examples/bank/bank.go":         false, // so are examples
+		"/home/u/project/service.go":                 false,
+		runtime.GOROOT() + "/src/runtime/proc.go":    true,
+		runtime.GOROOT() + "/src/net/http/server.go": false,
+	}
+	for file, want := range cases {
+		if got := ours(file); got != want {
+			t.Errorf("ours(%q) = %v, want %v", file, got, want)
+		}
+	}
+	if ours(self) {
+		t.Errorf("this test file counts as the tool's own code")
+	}
+	if enginePrefix != "github.com/dstgo/dst/internal/engine." {
+		t.Errorf("enginePrefix %q", enginePrefix)
+	}
+}
+
+func TestRemoveKeepsOrder(t *testing.T) {
+	a, b, c := &G{ID: 1}, &G{ID: 2}, &G{ID: 3}
+	s := remove([]*G{a, b, c}, b)
+	if len(s) != 2 || s[0] != a || s[1] != c {
+		t.Fatalf("remove middle: %v", s)
+	}
+	if s = remove(s, b); len(s) != 2 {
+		t.Fatal("removing an absent element changed the slice")
+	}
+	if s = remove(s, c); len(s) != 1 || s[0] != a {
+		t.Fatal("remove last")
+	}
+}
+
+func TestWakeKeepsRunnableSorted(t *testing.T) {
+	r := &Run{}
+	var gs []*G
+	for i := range 5 {
+		g := &G{ID: i + 1, run: r, state: gBlocked}
+		gs = append(gs, g)
+	}
+	for _, i := range []int{3, 0, 4, 1, 2} {
+		r.wake(gs[i])
+	}
+	r.wake(gs[2]) // already runnable: no duplicate
+	if len(r.runnable) != 5 {
+		t.Fatalf("runnable has %d entries", len(r.runnable))
+	}
+	for i, g := range r.runnable {
+		if g.ID != i+1 {
+			t.Fatalf("runnable not sorted by ID: position %d holds %d", i, g.ID)
+		}
+	}
+}
+
+func TestLocationString(t *testing.T) {
+	l := Location{Func: "github.com/x/y.(*T).M", File: "/a/b/c.go", Line: 12}
+	if got := l.String(); got != "c.go:12 (y.(*T).M)" {
+		t.Errorf("got %q", got)
+	}
+	if got := (Location{}).String(); got != "?" {
+		t.Errorf("empty location %q", got)
+	}
+}
