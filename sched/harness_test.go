@@ -180,7 +180,7 @@ func TestFaults(t *testing.T) {
 		if sched.Fault("write.timeout") {
 			t.Error("request failed")
 		}
-	}, "goroutine 1: request failed")
+	}, "goroutine 1: harness_test.go:", ": request failed")
 	if len(r.Faults) != 1 || !strings.HasPrefix(r.Faults[0], "write.timeout (step 1, goroutine 1)") {
 		t.Fatalf("faults recorded: %v", r.Faults)
 	}

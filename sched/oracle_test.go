@@ -334,7 +334,7 @@ func TestFatalFromManagedGoroutine(t *testing.T) {
 			t.Error("not reached")
 		})
 		wg.Wait()
-	}, "goroutine 2: boom 7")
+	}, "goroutine 2: oracle_test.go:", ": boom 7")
 	if strings.Contains(res.Failure.Error(), "not reached") {
 		t.Errorf("Fatalf did not stop the goroutine:\n%s", res.Failure)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/dstgo/dst/entropy"
 )
@@ -71,11 +72,17 @@ func (g *G) Log(s string) {
 	g.run.logs = append(g.run.logs, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
 }
 
-// Error records a test failure; the run goes on and fails when it ends.
+// Error records a test failure; the run goes on and fails when it ends. In
+// detail mode the message starts with the caller's file and line, as
+// testing's does.
 //
 //go:norace
 func (g *G) Error(s string) {
-	g.Log(s)
+	if g.run.cfg.Detail {
+		if l := locate(callerPC()); l.File != "" {
+			s = fmt.Sprintf("%s:%d: %s", filepath.Base(l.File), l.Line, s)
+		}
+	}
 	g.run.errors = append(g.run.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
 }
 

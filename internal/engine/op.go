@@ -30,7 +30,7 @@ const (
 var opNames = [numOps]string{
 	OpNone:          "none",
 	OpStart:         "start",
-	OpGo:            "go",
+	OpGo:            "Go",
 	OpExit:          "exit",
 	OpYield:         "Yield",
 	OpLock:          "Lock",

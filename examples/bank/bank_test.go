@@ -1,0 +1,79 @@
+package bank_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/dstgo/dst/examples/bank"
+	"github.com/dstgo/dst/sched"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// workload runs two opposite transfers and an audit concurrently and checks
+// that no money appears or disappears.
+func workload(fixed bool) func(*sched.T) {
+	return func(t *sched.T) {
+		b := bank.New(2, 100)
+		transfer, audit := b.Transfer, b.Audit
+		if fixed {
+			transfer, audit = b.TransferOrdered, b.AuditConsistent
+		}
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			if err := transfer(0, 1, 30); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if err := transfer(1, 0, 50); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			if total := audit(); total != 200 {
+				t.Errorf("audit saw a total of %d, want 200", total)
+			}
+		})
+		wg.Wait()
+		if total := b.AuditConsistent(); total != 200 {
+			t.Errorf("final total %d, want 200", total)
+		}
+	}
+}
+
+// TestBuggyBank is the demo: it explores the buggy bank and fails with a
+// report of the bug the scheduler found and the command that reproduces it.
+// It runs only when asked, so that the test suite passes:
+//
+//	DST_DEMO=1 go test ./examples/bank -run TestBuggyBank
+func TestBuggyBank(t *testing.T) {
+	if os.Getenv("DST_DEMO") == "" {
+		t.Skip("the demo fails on purpose; run it with DST_DEMO=1")
+	}
+	sched.Test(t, workload(false))
+}
+
+// TestFixedBank explores the fixed bank; every schedule passes.
+func TestFixedBank(t *testing.T) {
+	sched.TestWith(t, sched.Options{Iterations: 2000}, workload(true))
+}
+
+// TestSchedulerFindsBothBugs checks, without failing the suite, that
+// exploring the buggy bank finds the deadlock and the inconsistent audit.
+func TestSchedulerFindsBothBugs(t *testing.T) {
+	found := map[sched.FailureKind]bool{}
+	for seed := uint64(1); seed <= 40 && len(found) < 2; seed++ {
+		res, err := sched.Explore(sched.Options{Seed: seed, Iterations: 200}, workload(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			found[res.Failure.Kind] = true
+		}
+	}
+	if !found[sched.Deadlock] || !found[sched.TestFailed] {
+		t.Fatalf("found %v; want both the AB-BA deadlock and the audit failure", found)
+	}
+}

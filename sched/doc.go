@@ -1,0 +1,86 @@
+// Package sched runs concurrent Go code under a cooperative, deterministic
+// scheduler, so that a test explores many interleavings of its goroutines,
+// finds the ones that break it, and reproduces any of them exactly.
+//
+// # Terms
+//
+// A run is one execution of a test body under the scheduler. Inside a run,
+// goroutines started with [Go] (or [WaitGroup.Go]) are managed: exactly one
+// of them runs at a time, and it runs until it reaches a scheduling point.
+// There the scheduler's strategy picks which runnable goroutine continues,
+// possibly the same one. Every choice it makes is drawn from the run's
+// entropy source (package entropy), so the seed, or the recording of the
+// values drawn, determines the schedule: the same seed gives the same
+// decisions, byte for byte, at any GOMAXPROCS and under -race.
+//
+// The scheduling points are exactly: [Go]; [Yield]; [Fault]; every method of
+// [Mutex], [RWMutex], [WaitGroup], [Cond] and [Once]; and every operation of
+// the types in sched/atomic. A goroutine is blocked when it waits in one of
+// them (Lock on a locked Mutex, Wait, ...); a blocked goroutine runs again
+// only after another goroutine wakes it. Code between two scheduling points
+// runs without interruption, as if atomic.
+//
+// A schedule is the sequence of decisions of one run. Test explores many
+// schedules, each a fresh run of the body, with a strategy drawn per
+// schedule: "random" (uniform among runnable goroutines at every point),
+// "pct" (random priorities with d-1 priority change points, Burckhardt et
+// al., which finds a bug of depth d with probability at least 1/(n·k^(d-1)))
+// or "portfolio", which alternates them.
+//
+// # What counts as a failure
+//
+//   - Deadlock: every goroutine is blocked, the body included.
+//   - Leak: the body returned and the remaining goroutines ran until all are
+//     blocked; those left can never proceed. Most blocking bugs in real Go
+//     code show this way.
+//   - Livelock: the run reached Options.MaxSteps scheduling points.
+//   - Panic in any managed goroutine, with its stack; and Go's fatal errors
+//     for misused primitives ("sync: unlock of unlocked mutex"), which end
+//     the run as they would end the program.
+//   - Test failure: T.Error, T.Fatal and friends, from any managed goroutine.
+//   - Escape: a goroutine started with a plain go statement during the run is
+//     still running when it ends; it ran outside the scheduler.
+//   - Watchdog: a managed goroutine ran for Options.Watchdog without reaching
+//     a scheduling point: it blocked outside the scheduler (a native channel,
+//     sync.Mutex, time.Sleep, I/O) or spins.
+//   - Misuse: an object of one run touched from another run, or from a
+//     goroutine the run does not manage.
+//   - Data races, when the test runs with -race: the handoff between managed
+//     goroutines creates no happens-before edge, so the race detector sees
+//     every race between them; the shims report the edges Go's own
+//     primitives create, so correctly synchronized code stays quiet.
+//
+// Each failure is reported with what every goroutine left was doing and
+// where (the failing schedule is re-executed with source locations on), and
+// with one go test command that reproduces it.
+//
+// # Outside a run
+//
+// The same code ships to production. Outside a run every shim behaves as its
+// counterpart in sync or sync/atomic and [Go] is a go statement; the only
+// cost is one check of whether the calling goroutine is managed.
+//
+// # Flags
+//
+// A test binary that imports sched accepts:
+//
+//	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
+//	-dst.iters=N       schedules per test (default 1000)
+//	-dst.time=D        time budget per test
+//	-dst.strategy=S    random, pct or portfolio
+//	-dst.depth=N       PCT depth (default 3)
+//	-dst.pctsteps=N    PCT change-point range
+//	-dst.maxsteps=N    livelock bound (default 100000)
+//	-dst.watchdog=D    watchdog limit (default 5s)
+//	-dst.replay=H      replay a recording given by its handle
+//	-dst.v             log every schedule
+//
+// # Determinism
+//
+// The scheduler controls interleavings, faults and the body's draws from
+// T.Entropy. It cannot control map iteration order, time.Now, the global
+// math/rand, goroutines started with a plain go statement, or blocking
+// outside its shims; a test that depends on them may not reproduce. When a
+// failing schedule fails differently on re-execution, the report says so.
+// Package-level state persists from one schedule to the next.
+package sched
