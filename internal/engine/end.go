@@ -6,51 +6,26 @@ import (
 	"time"
 )
 
-// wait blocks the harness until the run ends. With a watchdog, it also
-// watches for a managed goroutine that stops reaching scheduling points, and
-// returns that goroutine when it gives up on it.
-func (r *Run) wait() *G {
-	if r.cfg.Watchdog <= 0 {
-		<-r.done
-		return nil
-	}
-	period := max(r.cfg.Watchdog/8, time.Millisecond)
-	tick := time.NewTicker(period)
-	defer tick.Stop()
-	last, since := r.loadProgress(), time.Now()
-	for {
-		select {
-		case <-r.done:
-			return nil
-		case now := <-tick.C:
-			if p := r.loadProgress(); p != last {
-				last, since = p, now
-				continue
-			}
-			if now.Sub(since) < r.cfg.Watchdog {
-				continue
-			}
-			if g := r.fireWatchdog(); g != nil {
-				return g
-			}
-		}
-	}
-}
-
+// wait blocks the harness until the run ends, and returns the goroutine
+// the watchdog gave up on, if it did.
+//
 //go:norace
-func (r *Run) loadProgress() uint64 { return r.progress }
+func (r *Run) wait() *G {
+	<-r.done
+	return r.stuck
+}
 
 // fireWatchdog ends the run on behalf of the goroutine that stopped
 // reaching scheduling points, unless the run ended at the same moment.
 //
 //go:norace
-func (r *Run) fireWatchdog() *G {
+func (r *Run) fireWatchdog() {
 	if !r.ended.CompareAndSwap(false, true) {
-		<-r.done
-		return nil
+		return // the run ended meanwhile
 	}
 	r.abandoned.Store(true)
 	g := r.cur
+	r.stuck = g
 	r.failure = &Failure{
 		Kind: Watchdog,
 		G:    g.ID,
@@ -62,7 +37,7 @@ func (r *Run) fireWatchdog() *G {
 		Stack:      goroutineStack(g.goid),
 		Goroutines: r.snapshot(),
 	}
-	return g
+	close(r.done)
 }
 
 // teardown ends every goroutine the run left parked, one at a time, each

@@ -109,6 +109,11 @@ type Run struct {
 	done      chan struct{}
 	ack       chan struct{}
 
+	// Watchdog state, owned by the watchdog goroutine.
+	wdProgress uint64
+	wdSince    time.Time
+	stuck      *G // the goroutine the watchdog gave up on
+
 	// PCT state.
 	changes    []int
 	nextChange int
@@ -135,6 +140,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	if r.cfg.PCTSteps <= 0 {
 		r.cfg.PCTSteps = 100
 	}
+	watch(r) // before counting goroutines: the watchdog's own start is not an escape
 	created := goroutinesCreated()
 	r.startStrategy()
 	r.root = r.newG(nil)
