@@ -31,6 +31,7 @@ type Cond struct {
 type condWaiter struct {
 	g        *engine.G
 	notified bool
+	sleeping bool // blocked in the Cond itself, not in L.Unlock
 }
 
 // NewCond returns a new Cond with Locker l.
@@ -79,11 +80,15 @@ func (c *Cond) nativeCond() *sync.Cond {
 	return &c.native
 }
 
-// check panics if c was copied after first use, as sync.Cond does.
+// check panics if c was copied after first use, as sync.Cond does. Like
+// sync's copy checker it reads the field plainly: an atomic load would give
+// the race detector a happens-before edge from the first user of c to every
+// later one, and hide their races.
+//
+//go:norace
 func (c *Cond) check() {
 	self := uintptr(unsafe.Pointer(&c.checker))
-	p := (*uintptr)(unsafe.Pointer(&c.checker))
-	if atomic.LoadUintptr(p) != self && !atomic.CompareAndSwapUintptr(p, 0, self) && atomic.LoadUintptr(p) != self {
+	if c.checker != self && !atomic.CompareAndSwapUintptr(&c.checker, 0, self) && c.checker != self {
 		panic("sync.Cond is copied")
 	}
 }
@@ -110,7 +115,9 @@ func (c *Cond) enqueue(g *engine.G) *condWaiter {
 //go:norace
 func (c *Cond) sleep(g *engine.G, w *condWaiter) {
 	if !w.notified {
+		w.sleeping = true
 		g.Block(engine.OpCondWait, &c.obj)
+		w.sleeping = false
 	}
 }
 
@@ -123,7 +130,11 @@ func (c *Cond) notify(g *engine.G, op engine.Op, all bool) {
 		c.waiters[0] = nil
 		c.waiters = c.waiters[1:]
 		w.notified = true
-		w.g.Unblock()
+		if w.sleeping {
+			// Otherwise it is still between enqueue and sleep, possibly
+			// blocked in L.Unlock: it will see notified and not sleep.
+			w.g.Unblock()
+		}
 		if !all {
 			return
 		}

@@ -207,22 +207,29 @@ func TestChildABBA(t *testing.T) {
 	sched.Test(t, abba(false))
 }
 
-func TestChildRace(t *testing.T) {
-	mode := os.Getenv("DST_CHILD")
-	if mode != "race" && mode != "norace" {
-		t.Skip("run by TestRaceDetectorSeesManagedGoroutines")
-	}
-	sched.TestWith(t, sched.Options{Iterations: 20}, func(t *sched.T) {
+// raceBodies are run by TestChildRace in a child process built with -race;
+// want says whether the race detector must report a race.
+var raceBodies = map[string]struct {
+	want bool
+	body func(*sched.T)
+}{
+	// Two managed goroutines increment a counter without synchronization.
+	"unsynchronized": {true, func(t *sched.T) {
+		var wg sched.WaitGroup
+		n := 0
+		for range 2 {
+			wg.Go(func() { n++ })
+		}
+		wg.Wait()
+	}},
+	// The same with a Mutex, a Once and a read after Wait: all ordered.
+	"synchronized": {false, func(t *sched.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		var once sched.Once
 		n, m := 0, 0
 		for range 2 {
 			wg.Go(func() {
-				if mode == "race" {
-					n++ // unsynchronized
-					return
-				}
 				mu.Lock()
 				n++
 				mu.Unlock()
@@ -230,8 +237,54 @@ func TestChildRace(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		_ = n + m // read after Wait: ordered by the WaitGroup
-	})
+		_ = n + m
+	}},
+	// Signal orders nothing: a write before one Signal races with a read
+	// after another (the Cond's copy check must not order them).
+	"cond-does-not-synchronize": {true, func(t *sched.T) {
+		var mu sched.Mutex
+		c := sched.NewCond(&mu)
+		var wg sched.WaitGroup
+		x := 0
+		wg.Go(func() { x = 1; c.Signal() })
+		wg.Go(func() { c.Signal(); sched.Yield(); _ = x })
+		wg.Wait()
+	}},
+	// Add inside the goroutine is not ordered before Wait (Go's WaitGroup
+	// reports it under -race).
+	"waitgroup-add-inside": {true, func(t *sched.T) {
+		var wg sched.WaitGroup
+		sched.Go(func() {
+			wg.Add(1)
+			sched.Yield()
+			wg.Done()
+		})
+		sched.Yield()
+		wg.Wait()
+	}},
+	// Two goroutines leak in Cond.Wait; teardown runs their deferred calls
+	// one after the other, which must not be reported as racing.
+	"teardown": {false, func(t *sched.T) {
+		var mu sched.Mutex
+		c := sched.NewCond(&mu)
+		exits := 0
+		for range 2 {
+			sched.Go(func() {
+				mu.Lock()
+				defer mu.Unlock()
+				defer func() { exits++ }()
+				c.Wait()
+			})
+		}
+	}},
+}
+
+func TestChildRace(t *testing.T) {
+	rb, ok := raceBodies[os.Getenv("DST_CHILD")]
+	if !ok {
+		t.Skip("run by TestRaceDetectorSeesManagedGoroutines")
+	}
+	sched.TestWith(t, sched.Options{Iterations: 40, Seed: 1, Strategy: "random"}, rb.body)
 }
 
 func child(t *testing.T, dir, mode string, args ...string) (string, error) {
@@ -298,13 +351,13 @@ func TestRaceDetectorSeesManagedGoroutines(t *testing.T) {
 	if !engine.RaceEnabled {
 		t.Skip("needs a -race build")
 	}
-	out, err := child(t, ".", "race", os.Args[0], "-test.run=^TestChildRace$")
-	if err == nil || !strings.Contains(out, "WARNING: DATA RACE") {
-		t.Fatalf("an unsynchronized increment in two managed goroutines was not reported:\n%s", out)
-	}
-	out, err = child(t, ".", "norace", os.Args[0], "-test.run=^TestChildRace$")
-	if err != nil || strings.Contains(out, "DATA RACE") {
-		t.Fatalf("synchronized code was reported:\n%s", out)
+	for mode, rb := range raceBodies {
+		t.Run(mode, func(t *testing.T) {
+			out, _ := child(t, ".", mode, os.Args[0], "-test.run=^TestChildRace$")
+			if got := strings.Contains(out, "WARNING: DATA RACE"); got != rb.want {
+				t.Fatalf("race reported: %v, want %v:\n%s", got, rb.want, out)
+			}
+		})
 	}
 }
 

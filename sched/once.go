@@ -31,9 +31,19 @@ func (o *Once) doSlow(f func()) {
 	o.m.Lock()
 	defer o.m.Unlock()
 	if o.done.Load() == 0 {
-		defer o.done.Store(1)
+		defer o.markDone()
 		f()
 	}
+}
+
+// markDone records that f has returned, or panicked, or exited with Goexit,
+// as sync.Once does; but not when the run's teardown unwinds an f that was
+// blocked forever, which Go would never complete.
+func (o *Once) markDone() {
+	if g := engine.Current(); g != nil && g.TornDown() {
+		return
+	}
+	o.done.Store(1)
 }
 
 // OnceFunc returns a function that calls f only once, as sync.OnceFunc: if

@@ -277,7 +277,7 @@ func spin(buggy bool) func(*sched.T) {
 
 func TestLivelock(t *testing.T) {
 	opts := sched.Options{MaxSteps: 2000, Iterations: 20}
-	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "in Yield\n      at oracle_test.go:")
+	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "last scheduling point Yield\n      at oracle_test.go:")
 	expectPass(t, opts, spin(false))
 }
 

@@ -119,7 +119,6 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	} else {
 		src = sources.Get().(*entropy.Source)
 		src.Reset(s.seed)
-		defer sources.Put(src)
 	}
 	watchdog := o.Watchdog
 	if watchdog < 0 {
@@ -140,7 +139,13 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
-	return out, src.Recording().Clone()
+	rec := src.Recording().Clone()
+	if s.rec == nil && (out.Failure == nil || out.Failure.Kind != engine.Watchdog) {
+		// An abandoned goroutine may still draw from the source: only
+		// sources no goroutine can touch again are reused.
+		sources.Put(src)
+	}
+	return out, rec
 }
 
 // run executes the schedule and, if it fails, re-executes it from its

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
 )
 
@@ -237,6 +238,12 @@ func TestOnceFuncRepanics(t *testing.T) {
 }
 
 func TestWaitGroupReusedBeforeWaitReturned(t *testing.T) {
+	if engine.RaceEnabled {
+		// The race detector reports this misuse too (the reusing Add is not
+		// ordered after the Wait), as it does for sync.WaitGroup, which
+		// would fail this test for the right reason.
+		t.Skip("-race reports the reuse itself")
+	}
 	expectFailure(t, sched.Options{}, sched.Panic, func(t *sched.T) {
 		var wg sched.WaitGroup
 		wg.Add(1)

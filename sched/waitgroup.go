@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"runtime/debug"
 	"sync"
 	"unsafe"
 
@@ -46,7 +47,9 @@ func (wg *WaitGroup) Wait() {
 }
 
 // Go calls f in a new goroutine (a managed one inside a run) and adds that
-// goroutine to the group, as sync.WaitGroup.Go does.
+// goroutine to the group, as sync.WaitGroup.Go does: if f panics, the
+// goroutine is not marked done, so Wait does not return while the panic
+// ends the run.
 func (wg *WaitGroup) Go(f func()) {
 	if engine.Current() == nil {
 		wg.obj.CheckNative(engine.OpGo)
@@ -55,7 +58,12 @@ func (wg *WaitGroup) Go(f func()) {
 	}
 	wg.Add(1)
 	Go(func() {
-		defer wg.Done()
+		defer func() {
+			if x := recover(); x != nil {
+				panic(&engine.Repanic{Value: x, Stack: debug.Stack()})
+			}
+			wg.Done() // returned, or exited with runtime.Goexit
+		}()
 		f()
 	})
 }
@@ -76,6 +84,10 @@ func (wg *WaitGroup) add(g *engine.G, delta int) {
 		engine.RaceReleaseMerge(unsafe.Pointer(wg))
 	}
 	wg.count += int64(delta)
+	if delta > 0 && wg.count == int64(delta) {
+		// As sync.WaitGroup: the first Add must happen before Wait.
+		engine.RaceRead(unsafe.Pointer(&wg.waiters))
+	}
 	if wg.count < 0 {
 		panic("sync: negative WaitGroup counter")
 	}
@@ -91,6 +103,9 @@ func (wg *WaitGroup) wait(g *engine.G) {
 	if wg.count == 0 {
 		engine.RaceAcquire(unsafe.Pointer(wg))
 		return
+	}
+	if wg.waiters.Len() == 0 {
+		engine.RaceWrite(unsafe.Pointer(&wg.waiters))
 	}
 	wg.waiters.Wait(g, engine.OpWaitGroupWait, &wg.obj)
 	if wg.count != 0 {

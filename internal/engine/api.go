@@ -130,3 +130,9 @@ func (g *G) Block(op Op, o *Obj) { g.block(op, o) }
 //
 //go:norace
 func (g *G) Unblock() { g.run.wake(g) }
+
+// TornDown reports whether g is running its deferred calls because the run
+// ended while g was blocked (calls that would never run in Go).
+//
+//go:norace
+func (g *G) TornDown() bool { return g.tear != tearNone }

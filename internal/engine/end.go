@@ -56,7 +56,7 @@ func (r *Run) teardown(stuck *G) {
 	if len(gs) == 0 {
 		return
 	}
-	r.ack = make(chan struct{}, 2*len(gs))
+	r.ack = make(chan *G, 2*len(gs))
 	timeout := r.cfg.Watchdog
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -74,12 +74,20 @@ func (r *Run) teardown(stuck *G) {
 //go:norace
 func (r *Run) tearDown(g *G, mode uint8, timeout time.Duration) {
 	g.tear = mode
+	r.cur = g // its deferred calls run as a managed goroutine of the run
 	semrelease(&g.sema, false, 0)
 	t := time.NewTimer(timeout)
 	defer t.Stop()
-	select {
-	case <-r.ack:
-	case <-t.C: // a deferred call blocked outside the scheduler; leave it
+	for {
+		select {
+		case done := <-r.ack:
+			if done == g {
+				return
+			}
+			// A late ack from a goroutine whose turn timed out.
+		case <-t.C:
+			return // a deferred call blocked outside the scheduler; leave it
+		}
 	}
 }
 

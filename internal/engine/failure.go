@@ -99,9 +99,9 @@ func (g GState) String() string {
 	case g.State == "blocked":
 		fmt.Fprintf(&b, ": blocked in %s", g.Op)
 	case g.Op != OpNone && g.Obj != "":
-		fmt.Fprintf(&b, ": %s in %s.%s", g.State, g.Obj, g.Op)
+		fmt.Fprintf(&b, ": %s, last scheduling point %s.%s", g.State, g.Obj, g.Op)
 	case g.Op != OpNone:
-		fmt.Fprintf(&b, ": %s in %s", g.State, g.Op)
+		fmt.Fprintf(&b, ": %s, last scheduling point %s", g.State, g.Op)
 	default:
 		fmt.Fprintf(&b, ": %s", g.State)
 	}

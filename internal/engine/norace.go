@@ -10,3 +10,5 @@ const RaceEnabled = false
 func RaceAcquire(addr unsafe.Pointer)      {}
 func RaceRelease(addr unsafe.Pointer)      {}
 func RaceReleaseMerge(addr unsafe.Pointer) {}
+func RaceRead(addr unsafe.Pointer)         {}
+func RaceWrite(addr unsafe.Pointer)        {}

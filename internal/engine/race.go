@@ -16,3 +16,8 @@ const RaceEnabled = true
 func RaceAcquire(addr unsafe.Pointer)      { runtime.RaceAcquire(addr) }
 func RaceRelease(addr unsafe.Pointer)      { runtime.RaceRelease(addr) }
 func RaceReleaseMerge(addr unsafe.Pointer) { runtime.RaceReleaseMerge(addr) }
+
+// RaceRead and RaceWrite report a memory access to the race detector, as
+// sync.WaitGroup does to catch an Add that is not ordered before Wait.
+func RaceRead(addr unsafe.Pointer)  { runtime.RaceRead(addr) }
+func RaceWrite(addr unsafe.Pointer) { runtime.RaceWrite(addr) }

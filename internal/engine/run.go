@@ -107,7 +107,8 @@ type Run struct {
 	closed    atomic.Bool // the run is over; its objects may be rebound
 	external  atomic.Pointer[Failure]
 	done      chan struct{}
-	ack       chan struct{}
+	ack       chan *G // teardown: each goroutine says it is done
+	drain     int     // scheduling points reached after the run's end was decided
 
 	// Watchdog state, owned by the watchdog goroutine.
 	wdProgress uint64
@@ -214,7 +215,7 @@ func (r *Run) park(g *G) {
 			return
 		case tearSync:
 			RaceReleaseMerge(unsafe.Pointer(&r.endSync))
-			r.ack <- struct{}{}
+			r.ack <- g
 		default:
 			RaceAcquire(unsafe.Pointer(&r.endSync))
 			runtime.Goexit()
@@ -238,26 +239,33 @@ func (g *G) interrupted() bool {
 	return g.tear != tearNone || g.run.abandoned.Load()
 }
 
+// drainLimit bounds the scheduling points that deferred calls may reach
+// once the end of the run is decided (after a fatal failure, or during
+// teardown), when no other goroutine will run again: a deferred call that
+// spins waiting for another goroutine is cut short with runtime.Goexit.
+const drainLimit = 10_000
+
 // Point is a scheduling point: the strategy picks which runnable goroutine
 // continues, possibly another one. g must be the calling goroutine.
 //
 //go:norace
 func (g *G) Point(op Op, o *Obj) {
-	if g.interrupted() {
-		if g.run.abandoned.Load() {
+	r := g.run
+	if r.abandoned.Load() {
+		runtime.Goexit()
+	}
+	if g.tear != tearNone || r.stopping {
+		r.progress++
+		if r.drain++; r.drain > drainLimit {
 			runtime.Goexit()
 		}
 		return
 	}
-	r := g.run
 	r.progress++
 	r.steps++
 	g.op, g.obj = op, o
 	if r.cfg.Detail {
 		g.pc = callerPC()
-	}
-	if r.stopping {
-		return
 	}
 	if r.steps > r.cfg.MaxSteps {
 		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
@@ -382,8 +390,11 @@ func (g *G) failNow(f *Failure) {
 //go:norace
 func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	if g.tear != tearNone {
+		// Publish what its deferred calls did before the next goroutine's
+		// run, so the race detector does not report them against each other.
+		RaceReleaseMerge(unsafe.Pointer(&r.endSync))
 		g.state = gExited
-		r.ack <- struct{}{}
+		r.ack <- g
 		return
 	}
 	if r.abandoned.Load() {
@@ -397,6 +408,12 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
 	switch {
 	case p != nil:
+		if rp, ok := p.(*Repanic); ok {
+			p, stack = rp.Value, rp.Stack
+		}
+		// A panic outranks a pending test failure: in Go it would crash the
+		// test binary.
+		r.pending = nil
 		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: string(stack)})
 		return
 	case g.fatal:
@@ -420,6 +437,15 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.switches++
 	semrelease(&next.sema, false, 1)
 }
+
+// Repanic carries a panic that a shim recovered and raises again, with the
+// stack of the original panic, for the report.
+type Repanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Repanic) Error() string { return fmt.Sprint(p.Value) }
 
 // finish ends the run with f, unless a failure was already recorded.
 //

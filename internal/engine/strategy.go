@@ -48,10 +48,19 @@ func (r *Run) startStrategy() {
 	if r.cfg.Strategy != PCT {
 		return
 	}
-	for i := 1; i < r.cfg.Depth; i++ {
-		r.changes = append(r.changes, r.src.At(keyChange).IntRange(1, r.cfg.PCTSteps))
+	// d-1 distinct steps in [1, PCTSteps], drawn without replacement: the
+	// k-th draw picks a rank among the steps not taken yet.
+	n := min(r.cfg.Depth-1, r.cfg.PCTSteps)
+	for i := range n {
+		c := r.src.At(keyChange).IntRange(1, r.cfg.PCTSteps-i)
+		for _, taken := range r.changes { // sorted
+			if taken <= c {
+				c++
+			}
+		}
+		r.changes = append(r.changes, c)
+		slices.Sort(r.changes)
 	}
-	slices.Sort(r.changes)
 }
 
 //go:norace

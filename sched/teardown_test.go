@@ -1,0 +1,219 @@
+package sched_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/atomic"
+)
+
+// When a run ends with goroutines blocked forever, the scheduler unwinds
+// them one at a time with runtime.Goexit so that their deferred calls run.
+// Those deferred calls still run as managed goroutines of the run.
+func TestTeardownDeferredCallsAreManaged(t *testing.T) {
+	var recovered []string
+	res, _ := sched.Run(sched.Options{Seed: 1, Strategy: "random"}, func(t *sched.T) {
+		var mu, other sched.Mutex
+		other.Lock()
+		other.Unlock()
+		mu.Lock()
+		for range 2 {
+			sched.Go(func() {
+				defer sched.Go(func() { t.Log("started during teardown") })
+				defer func() {
+					defer func() { recovered = append(recovered, fmt.Sprint(recover())) }()
+					other.Lock()
+					other.Unlock()
+					sched.Yield()
+					t.Log("deferred call ran")
+				}()
+				mu.Lock() // blocked forever: the body returns holding mu
+			})
+		}
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Leak {
+		t.Fatalf("want a leak, got %v", res.Failure)
+	}
+	// Two leaked goroutines, in the run and in its re-execution with
+	// source locations.
+	if len(recovered) < 2 || strings.Trim(strings.ReplaceAll(fmt.Sprint(recovered), "<nil>", ""), "[] ") != "" {
+		t.Fatalf("deferred calls during teardown panicked: %v", recovered)
+	}
+}
+
+// A deferred call that spins after the run's end is decided, waiting for a
+// goroutine that will never run again, is cut short instead of hanging.
+func TestFatalThenDeferredSpinEnds(t *testing.T) {
+	done := make(chan *sched.Result)
+	go func() {
+		res, _ := sched.Run(sched.Options{Seed: 1, Strategy: "random", MaxSteps: 1000}, func(t *sched.T) {
+			var ready atomic.Bool
+			var wg sched.WaitGroup
+			wg.Add(1)
+			sched.Go(func() { wg.Wait(); ready.Store(true) })
+			defer func() {
+				for !ready.Load() {
+					sched.Yield()
+				}
+			}()
+			defer wg.Done()
+			t.Fatal("boom")
+		})
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if res.Failure == nil || res.Failure.Kind != sched.TestFailed {
+			t.Fatalf("want the test failure, got %v", res.Failure)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run did not end")
+	}
+}
+
+// A panic in a deferred call after t.Fatal is the failure reported, as it
+// would crash the test binary in Go.
+func TestPanicAfterFatalWins(t *testing.T) {
+	res, _ := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+		defer func() { panic("in a deferred call") }()
+		t.Fatal("first")
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Panic || !strings.Contains(res.Failure.Message, "in a deferred call") {
+		t.Fatalf("got %v", res.Failure)
+	}
+}
+
+var (
+	lazyOnce sched.Once
+	lazyInit sched.Mutex
+	lazyConf *int
+)
+
+// Teardown unwinds an f blocked forever inside Once.Do; Go would never
+// complete it, so the Once must not become done.
+func TestTeardownLeavesOnceUndone(t *testing.T) {
+	body := func(t *sched.T) {
+		lazyInit.Lock()
+		lazyOnce.Do(func() {
+			lazyInit.Lock() // self-deadlock
+			v := 1
+			lazyConf = &v
+		})
+		lazyInit.Unlock()
+		_ = *lazyConf
+	}
+	for i := range 2 {
+		res, _ := sched.Run(sched.Options{Seed: 1}, body)
+		if res.Failure == nil || res.Failure.Kind != sched.Deadlock {
+			t.Fatalf("run %d: want the deadlock again, got %v", i, res.Failure)
+		}
+	}
+}
+
+// Teardown waits for each goroutine's deferred calls in turn; an ack that
+// arrives after its goroutine's turn timed out is not taken for the next
+// goroutine's.
+func TestTeardownWaitsForEachGoroutine(t *testing.T) {
+	var mu sync.Mutex
+	var events []string
+	ev := func(s string) {
+		mu.Lock()
+		events = append(events, s)
+		mu.Unlock()
+	}
+	sched.Run(sched.Options{Seed: 1, Strategy: "random", Watchdog: 300 * time.Millisecond}, func(t *sched.T) {
+		var m sched.Mutex
+		m.Lock()
+		sched.Go(func() {
+			defer func() { time.Sleep(500 * time.Millisecond); ev("slow") }() // longer than the teardown allows
+			m.Lock()
+		})
+		sched.Go(func() {
+			defer func() { time.Sleep(50 * time.Millisecond); ev("quick") }()
+			m.Lock()
+		})
+		t.Cleanup(func() { ev("run over") })
+	})
+	time.Sleep(600 * time.Millisecond) // let the slow one finish
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(events, ",") != "quick,run over,slow" && strings.Join(events, ",") != "run over,slow,quick" {
+		// The slow goroutine's turn ran first: quick must still finish
+		// before the run is over.
+		if i := indexOf(events, "quick"); i < 0 || i > indexOf(events, "run over") {
+			t.Fatalf("the run ended before a deferred call finished: %v", events)
+		}
+	}
+}
+
+func indexOf(s []string, x string) int {
+	for i, v := range s {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// A Cond waiter blocked inside L.Unlock (here a Locker that read-locks an
+// RWMutex while a writer holds it) is not woken from there by Signal.
+type auditLocker struct {
+	mu    sched.Mutex
+	stats *sched.RWMutex
+}
+
+func (l *auditLocker) Lock() { l.mu.Lock() }
+func (l *auditLocker) Unlock() {
+	l.stats.RLock()
+	l.stats.RUnlock()
+	l.mu.Unlock()
+}
+
+func TestSignalWakesOnlySleepingWaiters(t *testing.T) {
+	res := hunt(t, sched.Options{Iterations: 500, Seed: 7}, func(t *sched.T) {
+		var stats sched.RWMutex
+		l := &auditLocker{stats: &stats}
+		c := sched.NewCond(l)
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			stats.Lock()
+			c.Signal()
+			sched.Yield()
+			stats.Unlock()
+		})
+		wg.Go(func() {
+			l.Lock()
+			c.Wait()
+			l.Unlock()
+		})
+		wg.Go(func() {
+			for range 3 {
+				sched.Yield()
+				c.Signal()
+			}
+		})
+		wg.Wait()
+	})
+	if res.Failure != nil && res.Failure.Kind != sched.Deadlock && res.Failure.Kind != sched.Leak {
+		t.Fatalf("schedule %d:\n%s", res.Schedule, res.Failure)
+	}
+}
+
+// If f panics, WaitGroup.Go does not mark the goroutine done (Go 1.25+), and
+// the report shows where f panicked.
+func TestWaitGroupGoPanicKeepsStack(t *testing.T) {
+	res, _ := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() { explode() })
+		wg.Wait()
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Panic || !strings.Contains(res.Failure.Error(), "sched_test.explode") {
+		t.Fatalf("got %v", res.Failure)
+	}
+}
+
+func explode() { panic("exploded") }
