@@ -49,12 +49,21 @@ func (o *Obj) Release() { o.holder, o.holderPC = 0, 0 }
 // CheckNative is called by a shim on behalf of a goroutine that no run
 // manages. It panics when o belongs to a run in progress: such an object may
 // only be touched by that run's goroutines, and touching it natively would
-// break the run's determinism and the shim's state.
-//
-//go:norace
+// break the run's determinism and the shim's state. For an object no run
+// ever used it is one inlined load.
 func (o *Obj) CheckNative(op Op) {
+	if o.bound() {
+		o.checkNative(op)
+	}
+}
+
+//go:norace
+func (o *Obj) bound() bool { return o.run != nil }
+
+//go:norace
+func (o *Obj) checkNative(op Op) {
 	r := o.run
-	if r == nil || r.closed.Load() {
+	if r.closed.Load() {
 		return
 	}
 	msg := fmt.Sprintf("sched: %s.%s on %s#%d from a goroutine that no run manages, while its run (%s) is in progress; "+
