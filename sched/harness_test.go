@@ -381,3 +381,15 @@ func TestReplayFlag(t *testing.T) {
 		t.Fatalf("a bad strategy:\n%s", out)
 	}
 }
+
+// TestWith in parallel subtests: each explores its own schedules while the
+// others run.
+func TestParallelSubtests(t *testing.T) {
+	for i, body := range []func(*sched.T){counter(false), abba(true), busy} {
+		t.Run(fmt.Sprintf("body%d", i), func(t *testing.T) {
+			t.Parallel()
+			sched.TestWith(t, sched.Options{Seed: uint64(10 + i), Iterations: 150,
+				Faults: map[string]float64{"produce": 0.2}}, body)
+		})
+	}
+}

@@ -1,7 +1,10 @@
 package sched
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/dstgo/dst/entropy"
@@ -141,3 +144,45 @@ func sprintln(args ...any) string {
 	s := fmt.Sprintln(args...)
 	return s[:len(s)-1]
 }
+
+// The methods below act on the enclosing test. Under Run and Explore there
+// is none: TempDir and Context still work, the others say what is missing.
+
+// TempDir returns a temporary directory for the test, removed when the test
+// (under Run: the run) ends.
+func (t *T) TempDir() string {
+	if t.TB != nil {
+		return t.TB.TempDir()
+	}
+	dir, err := os.MkdirTemp("", "sched-run-")
+	if err != nil {
+		panic(fmt.Sprintf("sched: T.TempDir: %v", err))
+	}
+	t.addCleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// Context returns the enclosing test's context, or a background context
+// under Run and Explore.
+func (t *T) Context() context.Context {
+	if t.TB != nil {
+		return t.TB.Context()
+	}
+	return context.Background()
+}
+
+func (t *T) needTB(method string) testing.TB {
+	if t.TB == nil {
+		panic("sched: T." + method + " needs an enclosing test: it is not available under sched.Run or sched.Explore")
+	}
+	return t.TB
+}
+
+// Setenv, Chdir, Attr, Output, ArtifactDir and Skipped act on the enclosing
+// test, and panic with an explanation under Run and Explore.
+func (t *T) Setenv(key, value string) { t.needTB("Setenv").Setenv(key, value) }
+func (t *T) Chdir(dir string)         { t.needTB("Chdir").Chdir(dir) }
+func (t *T) Attr(key, value string)   { t.needTB("Attr").Attr(key, value) }
+func (t *T) Output() io.Writer        { return t.needTB("Output").Output() }
+func (t *T) ArtifactDir() string      { return t.needTB("ArtifactDir").ArtifactDir() }
+func (t *T) Skipped() bool            { return t.TB != nil && t.TB.Skipped() }

@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -217,3 +218,25 @@ func TestWaitGroupGoPanicKeepsStack(t *testing.T) {
 }
 
 func explode() { panic("exploded") }
+
+func TestTWithoutEnclosingTest(t *testing.T) {
+	var dir string
+	res, _ := sched.Run(sched.Options{}, func(st *sched.T) {
+		dir = st.TempDir()
+		if st.Context() == nil || st.Name() != "sched.Run" {
+			st.Error("Context or Name")
+		}
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "T.Setenv needs an enclosing test") {
+				st.Errorf("Setenv under Run: %v", r)
+			}
+		}()
+		st.Setenv("X", "1")
+	})
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the run's TempDir %q was not removed: %v", dir, err)
+	}
+}
