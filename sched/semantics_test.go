@@ -3,33 +3,13 @@ package sched_test
 import (
 	"reflect"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 )
-
-// methods lists the exported methods of t with their signatures.
-func methods(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumMethod() {
-		m := t.Method(i)
-		var sig []string
-		for j := 1; j < m.Type.NumIn(); j++ { // skip the receiver
-			sig = append(sig, m.Type.In(j).String())
-		}
-		sig = append(sig, "->")
-		for j := range m.Type.NumOut() {
-			sig = append(sig, m.Type.Out(j).String())
-		}
-		out = append(out, m.Name+"("+strings.Join(sig, ",")+")")
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestMethodSetsMatchSync fails when a shim lacks a method of its sync
 // counterpart (or has one sync lacks), so code switches between them by
@@ -45,7 +25,7 @@ func TestMethodSetsMatchSync(t *testing.T) {
 	for _, p := range pairs {
 		ours, theirs := reflect.TypeOf(p.ours), reflect.TypeOf(p.theirs)
 		// RLocker returns a sync.Locker in both; signatures compare as text.
-		if got, want := methods(ours), methods(theirs); !slices.Equal(got, want) {
+		if got, want := testutil.MethodSet(ours), testutil.MethodSet(theirs); !slices.Equal(got, want) {
 			t.Errorf("%v methods %v, want those of %v: %v", ours, got, theirs, want)
 		}
 	}

@@ -44,22 +44,21 @@ func New(n, balance int) *Bank {
 	return b
 }
 
-func (b *Bank) account(id int) (*Account, error) {
-	if id < 0 || id >= len(b.accounts) {
-		return nil, fmt.Errorf("bank: no account %d", id)
+// pair returns the accounts a transfer moves money between.
+func (b *Bank) pair(from, to int) (src, dst *Account, err error) {
+	for _, id := range []int{from, to} {
+		if id < 0 || id >= len(b.accounts) {
+			return nil, nil, fmt.Errorf("bank: no account %d", id)
+		}
 	}
-	return b.accounts[id], nil
+	return b.accounts[from], b.accounts[to], nil
 }
 
 // Transfer moves amount from one account to another. It locks the source
 // first and the destination second, so concurrent transfers in opposite
 // directions can deadlock.
 func (b *Bank) Transfer(from, to, amount int) error {
-	src, err := b.account(from)
-	if err != nil {
-		return err
-	}
-	dst, err := b.account(to)
+	src, dst, err := b.pair(from, to)
 	if err != nil {
 		return err
 	}
@@ -73,11 +72,7 @@ func (b *Bank) Transfer(from, to, amount int) error {
 // TransferOrdered moves amount like Transfer, but always locks the account
 // with the lower ID first, so no two transfers wait for each other.
 func (b *Bank) TransferOrdered(from, to, amount int) error {
-	src, err := b.account(from)
-	if err != nil {
-		return err
-	}
-	dst, err := b.account(to)
+	src, dst, err := b.pair(from, to)
 	if err != nil {
 		return err
 	}

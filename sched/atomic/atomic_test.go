@@ -3,35 +3,17 @@ package atomic_test
 import (
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	stdatomic "sync/atomic"
 	"testing"
 
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func methods(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumMethod() {
-		m := t.Method(i)
-		var sig []string
-		for j := 1; j < m.Type.NumIn(); j++ {
-			sig = append(sig, m.Type.In(j).String())
-		}
-		sig = append(sig, "->")
-		for j := range m.Type.NumOut() {
-			sig = append(sig, m.Type.Out(j).String())
-		}
-		out = append(out, m.Name+"("+strings.Join(sig, ",")+")")
-	}
-	sort.Strings(out)
-	return out
-}
 
 func TestMethodSetsMatchSyncAtomic(t *testing.T) {
 	pairs := []struct{ ours, theirs any }{
@@ -45,7 +27,7 @@ func TestMethodSetsMatchSyncAtomic(t *testing.T) {
 	}
 	for _, p := range pairs {
 		ours, theirs := reflect.TypeOf(p.ours), reflect.TypeOf(p.theirs)
-		if got, want := methods(ours), methods(theirs); !slices.Equal(got, want) {
+		if got, want := testutil.MethodSet(ours), testutil.MethodSet(theirs); !slices.Equal(got, want) {
 			t.Errorf("%v methods %v, want %v", ours, got, want)
 		}
 	}
