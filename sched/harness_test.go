@@ -200,9 +200,38 @@ func TestInvalidOptions(t *testing.T) {
 // Child tests: run only when a parent test re-executes this test binary
 // (or go test) with DST_CHILD set, to check what a failing test prints.
 
+// failingBodies are run by TestChildFailure, one per kind of failure.
+var failingBodies = map[string]struct {
+	kind string // how the report starts
+	opts sched.Options
+	body func(*sched.T)
+}{
+	"deadlock":    {"deadlock: all goroutines are asleep", sched.Options{}, abba(false)},
+	"lost-update": {"goroutine 1: oracle_test.go:", sched.Options{}, counter(true)},
+	"leak":        {"leak: the test body returned", sched.Options{}, waitGroupLeak(true)},
+	"panic":       {"panic in goroutine 1: runtime error", sched.Options{}, orderViolation(true)},
+	"livelock":    {"livelock: the run reached the step bound", sched.Options{MaxSteps: 500}, spin(true)},
+	"fatal": {"fatal error: sync: unlock of unlocked mutex", sched.Options{}, func(t *sched.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() { mu.Lock(); mu.Unlock() })
+		mu.Unlock()
+		wg.Wait()
+	}},
+}
+
+func TestChildFailure(t *testing.T) {
+	fb, ok := failingBodies[os.Getenv("DST_CHILD")]
+	if !ok {
+		t.Skip("run by TestReproduceLine")
+	}
+	sched.TestWith(t, fb.opts, fb.body)
+}
+
+// TestChildABBA is the deadlock, under the name TestReplayFlag uses.
 func TestChildABBA(t *testing.T) {
 	if os.Getenv("DST_CHILD") != "abba" {
-		t.Skip("run by TestReproduceLine")
+		t.Skip("run by TestReplayFlag")
 	}
 	sched.Test(t, abba(false))
 }
@@ -296,51 +325,62 @@ func child(t *testing.T, dir, mode string, args ...string) (string, error) {
 	return string(out), err
 }
 
-var reproduceRE = regexp.MustCompile(`reproduce:\n\s+(go test .*)\n`)
+var (
+	reproduceRE = regexp.MustCompile(`reproduce:\n\s+(go test .*)\n`)
+	stackIDs    = regexp.MustCompile(`goroutine \d+ \[|in goroutine \d+\n`)
+	hexValues   = regexp.MustCompile(`0x[0-9a-f]+\??`)
+)
 
-// TestReproduceLine runs a failing test, then runs the go test command it
-// printed, and checks that the second run fails the same way in its first
-// schedule.
+// TestReproduceLine runs a failing test for each kind of failure, then runs
+// the go test command it printed, and checks that the second run fails the
+// same way in its first schedule.
 func TestReproduceLine(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the test binary with go test")
-	}
-	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
-	if err == nil {
-		t.Fatalf("the child passed:\n%s", out)
-	}
-	m := reproduceRE.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no reproduce line in:\n%s", out)
-	}
-	line := m[1]
-	wantPrefix := "go test ./sched -run '^TestChildABBA$' -dst.seed=0x"
-	if engine.RaceEnabled {
-		wantPrefix = "go test -race ./sched -run '^TestChildABBA$' -dst.seed=0x"
-	}
-	if !strings.HasPrefix(line, wantPrefix) {
-		t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)
+		t.Skip("runs go test")
 	}
 	root, _ := filepath.Abs("..")
-	out2, err := child(t, root, "abba", "sh", "-c", line)
-	if err == nil {
-		t.Fatalf("the reproduce line passed:\n%s", out2)
-	}
-	report := func(s string) string {
-		// From the failure's description on: the header names the schedule
-		// number, which differs (1 in the reproduction).
-		i := strings.Index(s, "deadlock: all goroutines")
-		j := strings.Index(s, "reproduce:")
-		if i < 0 || j < i {
-			t.Fatalf("unexpected output:\n%s", s)
-		}
-		return s[i:j]
-	}
-	if report(out) != report(out2) {
-		t.Fatalf("the reproduction differs.\nfirst:\n%s\nreproduced:\n%s", out, out2)
-	}
-	if !strings.Contains(out2, "in schedule 1 of TestChildABBA") {
-		t.Fatalf("the reproduction did not fail in its first schedule:\n%s", out2)
+	for mode, fb := range failingBodies {
+		t.Run(mode, func(t *testing.T) {
+			out, err := child(t, ".", mode, os.Args[0], "-test.run=^TestChildFailure$")
+			if err == nil {
+				t.Fatalf("the child passed:\n%s", out)
+			}
+			m := reproduceRE.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no reproduce line in:\n%s", out)
+			}
+			line := m[1]
+			wantPrefix := "go test ./sched -run '^TestChildFailure$' -dst.seed=0x"
+			if engine.RaceEnabled {
+				wantPrefix = "go test -race ./sched -run '^TestChildFailure$' -dst.seed=0x"
+			}
+			if !strings.HasPrefix(line, wantPrefix) {
+				t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)
+			}
+			out2, err := child(t, root, mode, "sh", "-c", line)
+			if err == nil {
+				t.Fatalf("the reproduce line passed:\n%s", out2)
+			}
+			report := func(s string) string {
+				// From the failure's description on: the header names the
+				// schedule number, which differs (1 in the reproduction).
+				i := strings.Index(s, fb.kind)
+				j := strings.Index(s, "reproduce:")
+				if i < 0 || j < i {
+					t.Fatalf("want a report starting %q:\n%s", fb.kind, s)
+				}
+				// A panic's stack names runtime goroutine ids and argument
+				// values, which differ between processes.
+				r := stackIDs.ReplaceAllString(s[i:j], "goroutine N")
+				return hexValues.ReplaceAllString(r, "0x?")
+			}
+			if report(out) != report(out2) {
+				t.Fatalf("the reproduction differs.\nfirst:\n%s\nreproduced:\n%s", out, out2)
+			}
+			if !strings.Contains(out2, "in schedule 1 of TestChildFailure") {
+				t.Fatalf("the reproduction did not fail in its first schedule:\n%s", out2)
+			}
+		})
 	}
 }
 
