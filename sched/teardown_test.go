@@ -10,6 +10,7 @@ import (
 
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
+	"go.uber.org/goleak"
 )
 
 // When a run ends with goroutines blocked forever, the scheduler unwinds
@@ -239,4 +240,31 @@ func TestTWithoutEnclosingTest(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the run's TempDir %q was not removed: %v", dir, err)
 	}
+}
+
+// The goroutine the watchdog gave up on may resume later and call into the
+// scheduler again: it leaves at its next scheduling point, and only then are
+// the run's other goroutines unwound, so nothing is left behind.
+func TestWatchdogCleanupAfterResume(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	release := make(chan struct{})
+	res, _ := sched.Run(sched.Options{Seed: 1, Watchdog: 100 * time.Millisecond}, func(t *sched.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			<-release // blocks outside the scheduler
+			mu.Lock()
+			mu.Unlock()
+		})
+		wg.Go(func() {
+			mu.Lock()
+			mu.Unlock()
+		})
+		wg.Wait()
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Watchdog {
+		t.Fatalf("want the watchdog, got %v", res.Failure)
+	}
+	close(release)
+	goleak.VerifyNone(t, before)
 }

@@ -46,10 +46,10 @@ func (r *Run) fireWatchdog() {
 // this artificial order are not reported as races against each other.
 //
 //go:norace
-func (r *Run) teardown(stuck *G) {
+func (r *Run) teardown() {
 	var gs []*G
 	for _, g := range r.gs {
-		if g.state != gExited && g != stuck {
+		if g.state != gExited {
 			gs = append(gs, g)
 		}
 	}

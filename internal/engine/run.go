@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -113,7 +114,9 @@ type Run struct {
 	// Watchdog state, owned by the watchdog goroutine.
 	wdProgress uint64
 	wdSince    time.Time
-	stuck      *G // the goroutine the watchdog gave up on
+	stuck      *G            // the goroutine the watchdog gave up on
+	gone       chan struct{} // closed when the running goroutine of an abandoned run exits
+	goneOnce   sync.Once
 
 	// PCT state.
 	changes    []int
@@ -128,7 +131,7 @@ type Run struct {
 // Execute runs body as goroutine 1 of a new run and returns when the run has
 // ended and every goroutine it left behind has been torn down.
 func Execute(cfg Config, body func()) *Outcome {
-	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{})}
+	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), gone: make(chan struct{})}
 	if r.src == nil {
 		r.src = entropy.New(0)
 	}
@@ -150,14 +153,27 @@ func Execute(cfg Config, body func()) *Outcome {
 	go r.start(r.root, body)
 	semrelease(&r.root.sema, false, 0)
 
-	stuck := r.wait()
-	r.teardown(stuck)
-	RaceAcquire(unsafe.Pointer(&r.exitSync))
-	if r.failure == nil {
-		r.failure = r.external.Load()
+	if stuck := r.wait(); stuck != nil {
+		// The goroutine that stopped reaching scheduling points may resume
+		// at any moment and touch the run's state: the rest is torn down
+		// only once it has left (at its next scheduling point, which sees
+		// the run abandoned). Until then the run stays findable, so that
+		// goroutine is still recognized as managed.
+		r.closed.Store(true)
+		go func() {
+			<-r.gone
+			r.teardown()
+			removeActive(r)
+		}()
+	} else {
+		r.teardown()
+		RaceAcquire(unsafe.Pointer(&r.exitSync))
+		if r.failure == nil {
+			r.failure = r.external.Load()
+		}
+		r.closed.Store(true)
+		removeActive(r)
 	}
-	r.closed.Store(true)
-	removeActive(r)
 	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs)) {
 		r.failure = r.findEscapes()
 	}
@@ -398,6 +414,10 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		return
 	}
 	if r.abandoned.Load() {
+		// The running goroutine of an abandoned run has left: the harness
+		// may tear down the others.
+		g.state = gExited
+		r.goneOnce.Do(func() { close(r.gone) })
 		return
 	}
 	r.progress++
