@@ -48,6 +48,25 @@ type Options struct {
 	// Recording replays recorded entropy instead of drawing fresh values
 	// (-dst.replay takes its handle).
 	Recording *entropy.Recording
+	// Start is where the virtual clock starts (package vtime). Default
+	// 2000-01-01T00:00:00Z.
+	Start time.Time
+	// ClockFaults, when set, make virtual timers fire late and the clock
+	// jump forward, with the given probabilities and bounds, drawn from the
+	// entropy. Default: none.
+	ClockFaults ClockFaults
+}
+
+// ClockFaults make the virtual clock misbehave within bounds.
+type ClockFaults struct {
+	// LateProbability is the probability that a timer fires late, by up to
+	// MaxLate.
+	LateProbability float64
+	MaxLate         time.Duration
+	// JumpProbability is the probability that, when the clock advances to
+	// the next timer, it jumps further, by up to MaxJump.
+	JumpProbability float64
+	MaxJump         time.Duration
 }
 
 const (
@@ -156,6 +175,9 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("sched: PCTSteps is %d, must be positive", o.PCTSteps)
 	case o.FaultProbability < 0 || o.FaultProbability > 1:
 		return o, fmt.Errorf("sched: FaultProbability is %v, must be in [0, 1]", o.FaultProbability)
+	}
+	if f := o.ClockFaults; f.LateProbability < 0 || f.LateProbability > 1 || f.JumpProbability < 0 || f.JumpProbability > 1 || f.MaxLate < 0 || f.MaxJump < 0 {
+		return o, fmt.Errorf("sched: ClockFaults %+v: probabilities must be in [0, 1] and bounds positive", f)
 	}
 	for name, p := range o.Faults {
 		if p < 0 || p > 1 {

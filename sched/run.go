@@ -135,6 +135,8 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 		Detail:           detail,
 		Faults:           o.Faults,
 		FaultProbability: o.FaultProbability,
+		Start:            o.Start,
+		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 	}
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })

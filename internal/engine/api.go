@@ -136,3 +136,15 @@ func (g *G) Unblock() { g.run.wake(g) }
 //
 //go:norace
 func (g *G) TornDown() bool { return g.tear != tearNone }
+
+// Misuse ends the run because a shim was used in a way Go does not allow
+// here (a channel made outside the run used inside it, for example).
+//
+//go:norace
+func (g *G) Misuse(msg string) {
+	g.failNow(&Failure{Kind: Misuse, G: g.ID, Message: fmt.Sprintf("misuse: %s (goroutine %d)", msg, g.ID)})
+}
+
+// NilObj returns a static object naming something that belongs to no run,
+// such as a nil channel, for reports of goroutines blocked on it.
+func NilObj(label string, k ObjKind) *Obj { return &Obj{label: label, kind: k} }

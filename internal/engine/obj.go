@@ -13,7 +13,14 @@ type Obj struct {
 	kind     ObjKind
 	holder   int32   // the goroutine holding the lock, for reports
 	holderPC uintptr // where it locked it (detail mode)
+	label    string  // names the object in reports instead of its kind ("chan int")
 }
+
+// SetLabel names o in reports, for example with a channel's element type:
+// "chan int#3".
+//
+//go:norace
+func (o *Obj) SetLabel(s string) { o.label = s }
 
 // Bind attaches o to g's run. It reports whether o was (re)bound, in which
 // case the caller resets the object's run state. Using an object that belongs
@@ -31,7 +38,7 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 			o.kind, o.id, o.run.cfg.Name)})
 	}
 	r.nobj++
-	*o = Obj{run: r, id: r.nobj, kind: k}
+	*o = Obj{run: r, id: r.nobj, kind: k, label: o.label}
 	return true
 }
 
@@ -78,6 +85,12 @@ func (o *Obj) checkNative(op Op) {
 func (o *Obj) String() string {
 	if o == nil || o.kind == KindNone {
 		return ""
+	}
+	if o.label != "" && o.id == 0 {
+		return o.label // a static object, such as a nil channel
+	}
+	if o.label != "" {
+		return fmt.Sprintf("%s#%d", o.label, o.id)
 	}
 	return fmt.Sprintf("%s#%d", o.kind, o.id)
 }

@@ -24,6 +24,14 @@ const (
 	OpOnce
 	OpAtomic
 	OpFault
+	OpSleep
+	OpSend
+	OpRecv
+	OpClose
+	OpSelect
+	OpLen
+	OpTimer
+	OpContext
 	numOps
 )
 
@@ -47,6 +55,14 @@ var opNames = [numOps]string{
 	OpOnce:          "Do",
 	OpAtomic:        "atomic",
 	OpFault:         "fault",
+	OpSleep:         "Sleep",
+	OpSend:          "Send",
+	OpRecv:          "Recv",
+	OpClose:         "Close",
+	OpSelect:        "Select",
+	OpLen:           "Len",
+	OpTimer:         "timer",
+	OpContext:       "Done",
 }
 
 func (op Op) String() string {
@@ -67,6 +83,9 @@ const (
 	KindCond
 	KindOnce
 	KindAtomic
+	KindChan
+	KindTimer
+	KindContext
 	numKinds
 )
 
@@ -78,6 +97,9 @@ var kindNames = [numKinds]string{
 	KindCond:      "Cond",
 	KindOnce:      "Once",
 	KindAtomic:    "atomic",
+	KindChan:      "chan",
+	KindTimer:     "Timer",
+	KindContext:   "Context",
 }
 
 func (k ObjKind) String() string {

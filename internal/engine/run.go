@@ -30,6 +30,8 @@ type Config struct {
 	Detail           bool
 	Faults           map[string]float64 // probability per fault name
 	FaultProbability float64            // for fault names not in Faults
+	Start            time.Time          // the virtual clock's start; zero means DefaultStart
+	ClockFaults      ClockFaults
 }
 
 // Outcome is what a run did and how it ended.
@@ -111,6 +113,12 @@ type Run struct {
 	ack       chan *G // teardown: each goroutine says it is done
 	drain     int     // scheduling points reached after the run's end was decided
 
+	// Virtual time.
+	now          time.Duration // since cfg.Start
+	timers       []*Timer      // pending, as a heap
+	timerSeq     uint64
+	idleAdvances int // clock advances since a goroutine last woke
+
 	// Watchdog state, owned by the watchdog goroutine.
 	wdProgress uint64
 	wdSince    time.Time
@@ -143,6 +151,9 @@ func Execute(cfg Config, body func()) *Outcome {
 	}
 	if r.cfg.PCTSteps <= 0 {
 		r.cfg.PCTSteps = 100
+	}
+	if r.cfg.Start.IsZero() {
+		r.cfg.Start = DefaultStart
 	}
 	watch(r) // before counting goroutines: the watchdog's own start is not an escape
 	created := goroutinesCreated()
@@ -196,6 +207,7 @@ func (r *Run) newG(parent *G) *G {
 	if parent != nil {
 		g.parent = parent.ID
 	}
+	r.idleAdvances = 0
 	r.gs = append(r.gs, g)
 	r.live++
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
@@ -290,6 +302,9 @@ func (g *G) Point(op Op, o *Obj) {
 			r.cfg.MaxSteps)})
 	}
 	r.changePoints(g)
+	if len(r.timers) > 0 && r.timers[0].when <= r.now {
+		r.fireDue()
+	}
 	if len(r.runnable) == 1 {
 		return
 	}
@@ -312,11 +327,15 @@ func (g *G) block(op Op, o *Obj) {
 	g.state = gBlocked
 	g.op, g.obj = op, o
 	r.removeRunnable(g)
+	for len(r.runnable) == 0 && r.advance() {
+	}
 	if len(r.runnable) == 0 {
 		r.stall(g)
 		return
 	}
-	r.switchTo(g, r.pick(nil, false))
+	if next := r.pick(nil, false); next != g { // a timer may have woken g itself
+		r.switchTo(g, next)
+	}
 }
 
 //go:norace
@@ -325,6 +344,7 @@ func (r *Run) wake(g *G) {
 		return
 	}
 	g.state = gRunnable
+	r.idleAdvances = 0
 	i := len(r.runnable)
 	r.runnable = append(r.runnable, g)
 	for i > 0 && r.runnable[i-1].ID > g.ID {
@@ -376,6 +396,9 @@ func (r *Run) stall(g *G) {
 	if r.root.state == gExited {
 		f = &Failure{Kind: Leak, Message: fmt.Sprintf(
 			"leak: the test body returned but %d goroutine(s) are blocked forever", r.live)}
+	}
+	if len(r.timers) > 0 {
+		f.Message += fmt.Sprintf(" (the virtual clock advanced %d times without waking any: the pending timers wake nobody)", idleAdvanceLimit)
 	}
 	if len(r.errors) > 0 {
 		f.Message += "\n" + joinLines(r.errors)
@@ -447,6 +470,8 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	if r.stopping {
 		r.finish(nil)
 		return
+	}
+	for len(r.runnable) == 0 && r.advance() {
 	}
 	if len(r.runnable) == 0 {
 		r.stall(nil)

@@ -1,0 +1,487 @@
+package chans
+
+import (
+	"iter"
+	"reflect"
+	"time"
+	"unsafe"
+
+	"github.com/dstgo/dst/internal/chanlink"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Chan is a channel of T. Make a channel with Make; a nil *Chan is a nil
+// channel, which blocks forever on send and receive, as in Go. A channel
+// made inside a run belongs to that run: every operation on it is a
+// scheduling point, and a goroutine blocked on it is reported with the
+// channel's element type and the line where it blocked. A channel made
+// outside a run is a Go channel, for production code.
+type Chan[T any] struct {
+	// Outside a run: the Go channel (recv is set for receive-only ones).
+	native chan T
+	recv   <-chan T
+
+	managed bool
+	obj     engine.Obj
+	capa    int
+	buf     []T // ring buffer of capa slots (1 for a timer's channel)
+	head    int
+	count   int
+	closed  bool
+	timer   bool // a vtime timer's channel
+	recvq   []*waiter[T]
+	sendq   []*waiter[T]
+
+	// Addresses the race detector synchronizes on: one per buffer slot, one
+	// for handoffs to a parked goroutine, one for close.
+	raceSlots []byte
+	raceHand  byte
+	raceClose byte
+}
+
+// waiter is a goroutine parked on a channel, by a send, a receive or a
+// select.
+type waiter[T any] struct {
+	g      *engine.G
+	sel    *selection // nil for a plain send or receive
+	index  int        // the case index in the select
+	val    T          // send: the value; receive: the value received
+	dst    *T         // select receive: where the value goes
+	okDst  *bool
+	ok     bool // receive: false when woken by close
+	closed bool // send: woken by close, so it panics
+	done   bool
+}
+
+// selection is what the waiters of one blocked select share: once one of
+// its cases completes, the others are stale.
+type selection struct {
+	done  bool
+	fired int
+}
+
+//go:norace
+func (w *waiter[T]) stale() bool { return w.sel != nil && w.sel.done }
+
+//go:norace
+func (w *waiter[T]) complete() {
+	w.done = true
+	if w.sel != nil {
+		w.sel.done, w.sel.fired = true, w.index
+	}
+	w.g.Unblock()
+}
+
+// Make returns a channel with room for capacity values; 0 makes an
+// unbuffered channel. It panics if capacity is negative, as make does.
+func Make[T any](capacity int) *Chan[T] {
+	if capacity < 0 {
+		panic("makechan: size out of range")
+	}
+	g := engine.Current()
+	if g == nil {
+		return &Chan[T]{native: make(chan T, capacity)}
+	}
+	c := &Chan[T]{managed: true, capa: capacity}
+	c.init(g)
+	return c
+}
+
+// FromRecv adapts a Go channel for use where a *Chan is expected, outside a
+// run (vtime does this for timers made outside a run). Send and Close on the
+// result panic, as on a receive-only channel.
+func FromRecv[T any](c <-chan T) *Chan[T] { return &Chan[T]{recv: c} }
+
+//go:norace
+func (c *Chan[T]) init(g *engine.G) {
+	c.obj.SetLabel("chan " + reflect.TypeFor[T]().String())
+	c.obj.Bind(g, engine.KindChan)
+	n := max(c.capa, 1)
+	c.buf = make([]T, n)
+	c.raceSlots = make([]byte, n)
+}
+
+var nilChan = engine.NilObj("nil chan", engine.KindChan)
+
+func init() {
+	chanlink.NewTimerChan = func() any {
+		g := engine.Current()
+		c := &Chan[time.Time]{managed: true, capa: 1, timer: true}
+		c.init(g)
+		c.obj.SetLabel("timer chan")
+		return c
+	}
+	chanlink.WrapTimerChan = func(t <-chan time.Time) any { return FromRecv(t) }
+	chanlink.Deliver = func(c any, now time.Time) { c.(*Chan[time.Time]).deliver(now) }
+	chanlink.Drain = func(c any) { c.(*Chan[time.Time]).drain() }
+}
+
+// managedBy returns the goroutine that operates on c inside a run, or nil
+// when c is used natively; it fails the run on a mix of the two.
+func (c *Chan[T]) managedBy(op engine.Op) *engine.G {
+	g := engine.Current()
+	if g == nil {
+		if c != nil && c.managed {
+			c.obj.CheckNative(op) // panics while its run is in progress
+			panic("chans: " + op.String() + " on a channel made inside a run that has ended")
+		}
+		return nil
+	}
+	if c != nil && !c.managed {
+		g.Misuse("chans: " + op.String() + " on a channel made outside the run; make channels inside the test body")
+	}
+	return g
+}
+
+// Send sends v on c, blocking until a receiver takes it or there is room in
+// the buffer. It panics if c is closed ("send on closed channel"), also when
+// c is closed while Send is blocked.
+func (c *Chan[T]) Send(v T) {
+	if g := c.managedBy(engine.OpSend); g != nil {
+		c.send(g, v)
+		return
+	}
+	if c == nil {
+		var block chan T
+		block <- v
+	}
+	if c.native == nil {
+		panic("chans: send on a receive-only channel")
+	}
+	c.native <- v
+}
+
+// Recv receives a value from c, blocking until one is available. From a
+// closed and drained channel it returns the zero value at once.
+func (c *Chan[T]) Recv() T {
+	v, _ := c.RecvOK()
+	return v
+}
+
+// RecvOK is Recv that also reports whether the value came from a send
+// (true) or from c being closed and drained (false), as v, ok := <-c does.
+func (c *Chan[T]) RecvOK() (T, bool) {
+	if g := c.managedBy(engine.OpRecv); g != nil {
+		return c.recvOK(g)
+	}
+	if c == nil {
+		var block chan T
+		v, ok := <-block
+		return v, ok
+	}
+	v, ok := <-c.src()
+	return v, ok
+}
+
+// Close closes c: receivers drain what is buffered, then receive the zero
+// value; blocked senders panic. Closing a nil or closed channel panics, as
+// in Go.
+func (c *Chan[T]) Close() {
+	if g := c.managedBy(engine.OpClose); g != nil {
+		c.close(g)
+		return
+	}
+	if c == nil {
+		panic("close of nil channel")
+	}
+	if c.native == nil {
+		panic("chans: close of a receive-only channel")
+	}
+	close(c.native)
+}
+
+// Len is the number of values in the buffer.
+func (c *Chan[T]) Len() int {
+	if g := c.managedBy(engine.OpLen); g != nil {
+		return c.length(g)
+	}
+	if c == nil {
+		return 0
+	}
+	return len(c.src())
+}
+
+// Cap is the buffer's capacity (0 for an unbuffered channel and for a
+// timer's channel, as in Go 1.23).
+func (c *Chan[T]) Cap() int {
+	if c == nil {
+		return 0
+	}
+	if c.managed {
+		return c.capacity()
+	}
+	return cap(c.src())
+}
+
+// All returns an iterator over the values received from c until it is
+// closed and drained: for v := range c.All() is for v := range ch.
+func (c *Chan[T]) All() iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for {
+			v, ok := c.RecvOK()
+			if !ok || !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+func (c *Chan[T]) src() <-chan T {
+	if c.recv != nil {
+		return c.recv
+	}
+	return c.native
+}
+
+// The run side. Every function below touches run state, so it is norace;
+// the goroutines of a run call them in turn.
+
+//go:norace
+func (c *Chan[T]) capacity() int {
+	if c.timer {
+		return 0
+	}
+	return c.capa
+}
+
+//go:norace
+func (c *Chan[T]) length(g *engine.G) int {
+	g.Point(engine.OpLen, &c.obj)
+	if c.timer {
+		return 0
+	}
+	return c.count
+}
+
+//go:norace
+func (c *Chan[T]) slot(i int) unsafe.Pointer { return unsafe.Pointer(&c.raceSlots[i]) }
+
+// push and pop move values through the ring buffer, with the race
+// detector's edges between the k-th receive and the k+cap-th send.
+//
+//go:norace
+func (c *Chan[T]) push(v T) {
+	i := (c.head + c.count) % len(c.buf)
+	engine.RaceAcquire(c.slot(i))
+	engine.RaceReleaseMerge(c.slot(i))
+	c.buf[i] = v
+	c.count++
+}
+
+//go:norace
+func (c *Chan[T]) pop() T {
+	i := c.head
+	engine.RaceAcquire(c.slot(i))
+	engine.RaceReleaseMerge(c.slot(i))
+	v := c.buf[i]
+	var zero T
+	c.buf[i] = zero
+	c.head = (c.head + 1) % len(c.buf)
+	c.count--
+	return v
+}
+
+// firstWaiter returns the oldest live waiter of q, dropping stale ones
+// (those of selects that completed another case).
+//
+//go:norace
+func firstWaiter[T any](q *[]*waiter[T]) *waiter[T] {
+	for len(*q) > 0 {
+		w := (*q)[0]
+		(*q)[0] = nil
+		*q = (*q)[1:]
+		if !w.stale() {
+			return w
+		}
+	}
+	return nil
+}
+
+//go:norace
+func hasWaiter[T any](q []*waiter[T]) bool {
+	for _, w := range q {
+		if !w.stale() {
+			return true
+		}
+	}
+	return false
+}
+
+// handOff completes a parked waiter on behalf of the running goroutine, with
+// the race detector's edges both ways, as an unbuffered exchange creates.
+//
+//go:norace
+func (c *Chan[T]) handOff(w *waiter[T]) {
+	engine.RaceAcquire(unsafe.Pointer(&c.raceHand))
+	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceHand))
+	w.complete()
+}
+
+// park blocks g as w on q until another goroutine completes w.
+//
+//go:norace
+func (c *Chan[T]) park(g *engine.G, q *[]*waiter[T], w *waiter[T], op engine.Op) {
+	*q = append(*q, w)
+	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceHand))
+	g.Block(op, &c.obj)
+	engine.RaceAcquire(unsafe.Pointer(&c.raceHand))
+}
+
+//go:norace
+func (c *Chan[T]) canRecv() bool {
+	return c.count > 0 || c.closed || hasWaiter(c.sendq)
+}
+
+//go:norace
+func (c *Chan[T]) canSend() bool {
+	return c.closed || hasWaiter(c.recvq) || !c.timer && c.count < c.capa
+}
+
+// takeRecv receives from a channel that can receive (canRecv).
+//
+//go:norace
+func (c *Chan[T]) takeRecv() (T, bool) {
+	if c.count > 0 {
+		v := c.pop()
+		// A parked sender's value moves into the freed slot.
+		if w := firstWaiter(&c.sendq); w != nil {
+			c.push(w.val)
+			c.handOff(w)
+		}
+		return v, true
+	}
+	if w := firstWaiter(&c.sendq); w != nil {
+		v := w.val
+		c.handOff(w)
+		return v, true
+	}
+	engine.RaceAcquire(unsafe.Pointer(&c.raceClose))
+	var zero T
+	return zero, false
+}
+
+// putSend sends on a channel that can send (canSend).
+//
+//go:norace
+func (c *Chan[T]) putSend(v T) {
+	if c.closed {
+		panic(plainError("send on closed channel"))
+	}
+	if w := firstWaiter(&c.recvq); w != nil {
+		w.deliver(v, true)
+		c.handOff(w)
+		return
+	}
+	c.push(v)
+}
+
+//go:norace
+func (w *waiter[T]) deliver(v T, ok bool) {
+	w.val, w.ok = v, ok
+	if w.dst != nil {
+		*w.dst = v
+	}
+	if w.okDst != nil {
+		*w.okDst = ok
+	}
+}
+
+//go:norace
+func (c *Chan[T]) send(g *engine.G, v T) {
+	if c == nil {
+		g.Point(engine.OpSend, nilChan)
+		g.Block(engine.OpSend, nilChan) // forever
+		return
+	}
+	if c.timer {
+		g.Misuse("chans: send on a timer's channel, which is receive-only")
+	}
+	g.Point(engine.OpSend, &c.obj)
+	if c.canSend() {
+		c.putSend(v)
+		return
+	}
+	w := &waiter[T]{g: g, val: v}
+	c.park(g, &c.sendq, w, engine.OpSend)
+	if w.closed {
+		panic(plainError("send on closed channel"))
+	}
+}
+
+//go:norace
+func (c *Chan[T]) recvOK(g *engine.G) (T, bool) {
+	if c == nil {
+		g.Point(engine.OpRecv, nilChan)
+		g.Block(engine.OpRecv, nilChan) // forever
+		var zero T
+		return zero, false
+	}
+	g.Point(engine.OpRecv, &c.obj)
+	if c.canRecv() {
+		return c.takeRecv()
+	}
+	w := &waiter[T]{g: g}
+	c.park(g, &c.recvq, w, engine.OpRecv)
+	if !w.ok {
+		engine.RaceAcquire(unsafe.Pointer(&c.raceClose))
+	}
+	return w.val, w.ok
+}
+
+//go:norace
+func (c *Chan[T]) close(g *engine.G) {
+	if c == nil {
+		g.Point(engine.OpClose, nilChan)
+		panic(plainError("close of nil channel"))
+	}
+	if c.timer {
+		g.Misuse("chans: close of a timer's channel, which is receive-only")
+	}
+	g.Point(engine.OpClose, &c.obj)
+	if c.closed {
+		panic(plainError("close of closed channel"))
+	}
+	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
+	c.closed = true
+	var zero T
+	for w := firstWaiter(&c.recvq); w != nil; w = firstWaiter(&c.recvq) {
+		w.deliver(zero, false)
+		w.complete()
+	}
+	for w := firstWaiter(&c.sendq); w != nil; w = firstWaiter(&c.sendq) {
+		w.closed = true
+		w.complete()
+	}
+}
+
+// deliver offers a timer's tick (see chanlink.Deliver). It runs between
+// scheduling decisions, not as a goroutine's operation.
+//
+//go:norace
+func (c *Chan[T]) deliver(v T) {
+	if w := firstWaiter(&c.recvq); w != nil {
+		w.deliver(v, true)
+		w.complete()
+		return
+	}
+	if c.count == 0 {
+		c.buf[c.head] = v
+		c.count = 1
+	}
+}
+
+//go:norace
+func (c *Chan[T]) drain() {
+	var zero T
+	c.buf[c.head] = zero
+	c.count = 0
+}
+
+// plainError is the runtime's error type for channel misuse, so that a
+// recovered panic prints and compares as Go's does.
+type plainError string
+
+func (e plainError) Error() string { return string(e) }
+func (e plainError) RuntimeError() {}
+
+func unsafePointer(p *byte) unsafe.Pointer { return unsafe.Pointer(p) }

@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/dstgo/dst/entropy"
+)
+
+// Virtual time. A run's clock starts at Config.Start and moves only when no
+// managed goroutine is runnable and a timer is pending: it then jumps to the
+// earliest deadline, and every timer due at that instant fires, in an order
+// drawn from the entropy. A Timer's fire function runs in the goroutine
+// that found the run stalled, between two scheduling decisions: it may wake
+// goroutines (Unblock) or start new ones (Timer.Go), but never blocks.
+
+// DefaultStart is where a run's virtual clock starts unless configured.
+var DefaultStart = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// ClockFaults, when set, make the virtual clock misbehave within bounds, as
+// real clocks and schedulers do: timers fire late, and the clock jumps.
+type ClockFaults struct {
+	LateProbability float64       // a timer fires late
+	MaxLate         time.Duration // by up to this much
+	JumpProbability float64       // when the clock advances, it jumps further
+	MaxJump         time.Duration // by up to this much
+}
+
+var (
+	keyTimerOrder = entropy.KeyOf("sched.timer.order")
+	keyLate       = entropy.KeyOf("sched.clock.late")
+	keyJump       = entropy.KeyOf("sched.clock.jump")
+)
+
+// idleAdvanceLimit bounds clock advances that wake nobody: a run whose only
+// pending timers are tickers that no goroutine receives from would
+// otherwise tick forever.
+const idleAdvanceLimit = 10_000
+
+// Timer is a virtual timer of a run.
+type Timer struct {
+	run     *Run
+	when    time.Duration // deadline, since the run's start
+	seq     uint64        // arming order, for a stable heap
+	index   int           // position in the run's heap; -1 when not pending
+	fire    func(now time.Time)
+	spawnPC uintptr // where it was created (detail mode), for goroutines it starts
+}
+
+// NewTimer returns an unarmed timer of g's run that calls fire when due.
+//
+//go:norace
+func (g *G) NewTimer(fire func(now time.Time)) *Timer {
+	t := &Timer{run: g.run, index: -1, fire: fire}
+	if g.run.cfg.Detail {
+		t.spawnPC = callerPC()
+	}
+	return t
+}
+
+// Now is the run's virtual time.
+//
+//go:norace
+func (g *G) Now() time.Time { return g.run.cfg.Start.Add(g.run.now) }
+
+// Arm makes t fire d from now (at once, at the next scheduling point, if d
+// <= 0) and reports whether it was pending before.
+//
+//go:norace
+func (t *Timer) Arm(d time.Duration) bool {
+	r := t.run
+	was := t.Disarm()
+	d = max(d, 0)
+	if f := r.cfg.ClockFaults; f.LateProbability > 0 && f.MaxLate > 0 && r.src.At(keyLate).Bool(f.LateProbability) {
+		d += time.Duration(r.src.At(keyLate).IntRange(1, int(f.MaxLate)))
+	}
+	r.timerSeq++
+	t.when, t.seq = r.now+d, r.timerSeq
+	r.pushTimer(t)
+	return was
+}
+
+// Disarm stops t and reports whether it was pending.
+//
+//go:norace
+func (t *Timer) Disarm() bool {
+	if t.index < 0 {
+		return false
+	}
+	t.run.removeTimer(t.index)
+	return true
+}
+
+// Pending reports whether t is armed and has not fired.
+//
+//go:norace
+func (t *Timer) Pending() bool { return t.index >= 0 }
+
+// Go starts f as a new managed goroutine on behalf of the timer (as
+// time.AfterFunc does); it must be called from the timer's fire function.
+//
+//go:norace
+func (t *Timer) Go(f func()) {
+	r := t.run
+	if r.stopping {
+		return
+	}
+	c := r.newG(nil)
+	c.spawnPC = t.spawnPC
+	go r.start(c, f)
+}
+
+// Sleep blocks g for d of virtual time; d <= 0 is a scheduling point.
+//
+//go:norace
+func (g *G) Sleep(d time.Duration) {
+	if d <= 0 {
+		g.Point(OpSleep, nil)
+		return
+	}
+	g.Point(OpSleep, nil)
+	t := g.NewTimer(func(time.Time) { g.run.wake(g) })
+	t.Arm(d)
+	g.block(OpSleep, nil)
+	t.Disarm() // teardown or a spurious wake: never leave it pending
+}
+
+// The timer heap: a binary heap on (when, seq), in norace functions because
+// goroutines of the run touch it in turn without happens-before edges.
+
+//go:norace
+func (r *Run) timerLess(i, j int) bool {
+	a, b := r.timers[i], r.timers[j]
+	return a.when < b.when || a.when == b.when && a.seq < b.seq
+}
+
+//go:norace
+func (r *Run) timerSwap(i, j int) {
+	r.timers[i], r.timers[j] = r.timers[j], r.timers[i]
+	r.timers[i].index, r.timers[j].index = i, j
+}
+
+//go:norace
+func (r *Run) pushTimer(t *Timer) {
+	t.index = len(r.timers)
+	r.timers = append(r.timers, t)
+	r.timerUp(t.index)
+}
+
+//go:norace
+func (r *Run) removeTimer(i int) {
+	last := len(r.timers) - 1
+	t := r.timers[i]
+	if i != last {
+		r.timerSwap(i, last)
+	}
+	r.timers[last] = nil
+	r.timers = r.timers[:last]
+	t.index = -1
+	if i != last {
+		r.timerDown(i)
+		r.timerUp(i)
+	}
+}
+
+//go:norace
+func (r *Run) timerUp(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !r.timerLess(i, p) {
+			return
+		}
+		r.timerSwap(i, p)
+		i = p
+	}
+}
+
+//go:norace
+func (r *Run) timerDown(i int) {
+	n := len(r.timers)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if rr := l + 1; rr < n && r.timerLess(rr, l) {
+			m = rr
+		}
+		if !r.timerLess(m, i) {
+			return
+		}
+		r.timerSwap(i, m)
+		i = m
+	}
+}
+
+// fireDue fires every timer due at the current time, in an order drawn from
+// the entropy when there are several.
+//
+//go:norace
+func (r *Run) fireDue() {
+	for len(r.timers) > 0 && r.timers[0].when <= r.now {
+		var due []*Timer
+		for len(r.timers) > 0 && r.timers[0].when <= r.now {
+			t := r.timers[0]
+			r.removeTimer(0)
+			due = append(due, t)
+		}
+		for len(due) > 0 {
+			i := 0
+			if len(due) > 1 {
+				i = r.src.At(keyTimerOrder).Choice(len(due))
+			}
+			t := due[i]
+			due[i] = due[len(due)-1]
+			due = due[:len(due)-1]
+			t.fire(r.cfg.Start.Add(r.now))
+		}
+	}
+}
+
+// advance moves the clock to the earliest pending deadline (or beyond it,
+// when a clock fault makes it jump) and fires what is due. It reports false
+// when no timer is pending, or when the clock has advanced too often
+// without waking anybody.
+//
+//go:norace
+func (r *Run) advance() bool {
+	if len(r.timers) == 0 || r.idleAdvances >= idleAdvanceLimit {
+		return false
+	}
+	r.idleAdvances++
+	r.progress++
+	next := r.timers[0].when
+	if f := r.cfg.ClockFaults; f.JumpProbability > 0 && f.MaxJump > 0 && r.src.At(keyJump).Bool(f.JumpProbability) {
+		next += time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump)))
+	}
+	if next > r.now {
+		r.now = next
+	}
+	r.fireDue()
+	return true
+}
+
+// SetFire sets the function t calls when due, for a function that needs
+// the timer itself.
+//
+//go:norace
+func (t *Timer) SetFire(fire func(now time.Time)) { t.fire = fire }
