@@ -114,6 +114,13 @@ func init() {
 	chanlink.WrapTimerChan = func(t <-chan time.Time) any { return FromRecv(t) }
 	chanlink.Deliver = func(c any, now time.Time) { c.(*Chan[time.Time]).deliver(now) }
 	chanlink.Drain = func(c any) { c.(*Chan[time.Time]).drain() }
+	chanlink.NewDoneChan = func() any {
+		c := &Chan[struct{}]{managed: true}
+		c.init(engine.Current())
+		c.obj.SetLabel("Context.Done")
+		return c
+	}
+	chanlink.CloseDone = func(c any) { c.(*Chan[struct{}]).closeQuiet() }
 }
 
 // managedBy returns the goroutine that operates on c inside a run, or nil
@@ -450,6 +457,22 @@ func (c *Chan[T]) close(g *engine.G) {
 	}
 	for w := firstWaiter(&c.sendq); w != nil; w = firstWaiter(&c.sendq) {
 		w.closed = true
+		w.complete()
+	}
+}
+
+// closeQuiet closes c, waking its receivers, with no scheduling point.
+//
+//go:norace
+func (c *Chan[T]) closeQuiet() {
+	if c.closed {
+		return
+	}
+	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
+	c.closed = true
+	var zero T
+	for w := firstWaiter(&c.recvq); w != nil; w = firstWaiter(&c.recvq) {
+		w.deliver(zero, false)
 		w.complete()
 	}
 }

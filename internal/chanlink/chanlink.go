@@ -1,8 +1,10 @@
-// Package chanlink lets package vtime make and feed the channels of its
-// timers, which behave as Go 1.23's timer channels do (no buffer visible to
-// the user; at most one pending value; Stop and Reset discard it), through
-// functions package chans registers at init, without making them part of
-// the public API of chans.
+// Package chanlink lets packages vtime and sched/context make and feed
+// channels with behaviour of their own, through functions package chans
+// registers at init, without making them part of the public API of chans:
+// the channels of timers, which behave as Go 1.23's do (no buffer visible
+// to the user; at most one pending value; Stop and Reset discard it), and
+// the Done channels of contexts, which a deadline closes from between two
+// scheduling decisions.
 package chanlink
 
 import "time"
@@ -19,4 +21,12 @@ var (
 	Deliver func(c any, now time.Time)
 	// Drain discards the value a timer channel keeps.
 	Drain func(c any)
+
+	// NewDoneChan returns a *chans.Chan[struct{}] of the calling
+	// goroutine's run, named for reports as a context's Done channel.
+	NewDoneChan func() any
+	// CloseDone closes a channel made by NewDoneChan without a scheduling
+	// point (a deadline timer cancels from between two decisions); closing
+	// it again does nothing.
+	CloseDone func(c any)
 )

@@ -1,0 +1,341 @@
+// Package context mirrors the standard context package for code that runs
+// under the scheduler: replace the import of "context" with this package.
+// Outside a run every function is the standard one. Inside a run,
+// WithCancel, WithCancelCause, WithDeadline, WithTimeout (and their Cause
+// variants) and AfterFunc return contexts whose deadlines run on the virtual
+// clock (package vtime) and whose cancellation the scheduler sees: wait for
+// it with Done(ctx).Recv(), or as a case of chans.Select next to channel
+// cases, and Err is a scheduling point. The contexts implement
+// context.Context, so they pass through any API that takes one; their
+// Done() channel is a Go channel, closed on cancellation as usual, but a
+// goroutine blocked on it directly is blocked outside the scheduler (the
+// watchdog reports it): use Done(ctx) inside a run.
+//
+// Cancellation propagates from a parent made by this package to its
+// children. A parent made by the standard package inside a run (or one from
+// outside the run) is checked once, when the child is made.
+package context
+
+import (
+	"context"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/internal/chanlink"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/vtime"
+)
+
+// The standard types and values, so that this package replaces the import.
+type (
+	Context         = context.Context
+	CancelFunc      = context.CancelFunc
+	CancelCauseFunc = context.CancelCauseFunc
+)
+
+var (
+	Canceled         = context.Canceled
+	DeadlineExceeded = context.DeadlineExceeded
+)
+
+func Background() Context                            { return context.Background() }
+func TODO() Context                                  { return context.TODO() }
+func WithValue(parent Context, key, val any) Context { return context.WithValue(parent, key, val) }
+func WithoutCancel(parent Context) Context           { return context.WithoutCancel(parent) }
+
+// Done returns ctx's Done channel as a *chans.Chan: receiving from it is a
+// scheduling point inside a run, and it can be a case of chans.Select. It is
+// nil (blocks forever) for a context that is never canceled.
+func Done(ctx Context) *chans.Chan[struct{}] {
+	if c := ours(ctx); c != nil {
+		return c.done
+	}
+	d := ctx.Done()
+	if d == nil {
+		return nil
+	}
+	return chans.FromRecv(d)
+}
+
+// Cause returns why ctx was canceled: the cause given to its
+// CancelCauseFunc or WithDeadlineCause, or else ctx.Err(); nil while it is
+// not canceled.
+func Cause(ctx Context) error {
+	if c := ours(ctx); c != nil {
+		return c.getCause()
+	}
+	return context.Cause(ctx)
+}
+
+// WithCancel returns a copy of parent with a new Done channel, closed when
+// cancel is called or parent is canceled.
+func WithCancel(parent Context) (Context, CancelFunc) {
+	g := engine.Current()
+	if g == nil {
+		return context.WithCancel(parent)
+	}
+	c := newCancelCtx(g, parent)
+	return c, func() { c.cancelFrom(engine.Current(), context.Canceled, nil) }
+}
+
+// WithCancelCause is WithCancel with a cancel function that records a cause.
+func WithCancelCause(parent Context) (Context, CancelCauseFunc) {
+	g := engine.Current()
+	if g == nil {
+		return context.WithCancelCause(parent)
+	}
+	c := newCancelCtx(g, parent)
+	return c, func(cause error) { c.cancelFrom(engine.Current(), context.Canceled, cause) }
+}
+
+// WithDeadline returns a copy of parent canceled at deadline d (on the
+// virtual clock inside a run), when cancel is called, or when parent is.
+func WithDeadline(parent Context, d time.Time) (Context, CancelFunc) {
+	return WithDeadlineCause(parent, d, nil)
+}
+
+// WithDeadlineCause is WithDeadline with the cause reported when the
+// deadline passes.
+func WithDeadlineCause(parent Context, d time.Time, cause error) (Context, CancelFunc) {
+	g := engine.Current()
+	if g == nil {
+		return context.WithDeadlineCause(parent, d, cause)
+	}
+	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
+		return WithCancel(parent) // the parent's deadline comes first
+	}
+	c := newCancelCtx(g, parent)
+	c.setDeadline(g, d, cause)
+	return c, func() { c.cancelFrom(engine.Current(), context.Canceled, nil) }
+}
+
+// WithTimeout is WithDeadline(parent, vtime.Now().Add(timeout)).
+func WithTimeout(parent Context, timeout time.Duration) (Context, CancelFunc) {
+	return WithDeadline(parent, vtime.Now().Add(timeout))
+}
+
+// WithTimeoutCause is WithDeadlineCause(parent, vtime.Now().Add(timeout), cause).
+func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Context, CancelFunc) {
+	return WithDeadlineCause(parent, vtime.Now().Add(timeout), cause)
+}
+
+// AfterFunc arranges for f to run in its own goroutine (a managed one inside
+// a run) after ctx is canceled, or at once if it already is. stop stops the
+// arrangement and reports whether it did (false once f has been started).
+func AfterFunc(ctx Context, f func()) (stop func() bool) {
+	g := engine.Current()
+	c := ours(ctx)
+	if g == nil || c == nil {
+		return context.AfterFunc(ctx, f)
+	}
+	return c.afterFunc(g, f)
+}
+
+// cancelKey finds the nearest context made by this package through Value,
+// as the standard package finds its own.
+var cancelKey int
+
+// ours returns the context of this package that ctx's cancellation comes
+// from, or nil.
+func ours(ctx Context) *cancelCtx {
+	c, ok := ctx.Value(&cancelKey).(*cancelCtx)
+	if !ok || c.native != ctx.Done() {
+		return nil // not ours, or a wrapper (WithoutCancel) with its own Done
+	}
+	return c
+}
+
+// cancelCtx is a cancelable context of a run.
+type cancelCtx struct {
+	parent   Context
+	obj      engine.Obj
+	done     *chans.Chan[struct{}] // the scheduler's view of Done
+	native   chan struct{}         // Done() for everyone else
+	err      error
+	cause    error
+	deadline time.Time
+	hasDL    bool
+	timer    *engine.Timer
+	children []*cancelCtx
+	funcs    []*afterFunc
+	raceSync byte
+}
+
+type afterFunc struct {
+	f       func()
+	started bool
+	stopped bool
+}
+
+//go:norace
+func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	c := &cancelCtx{parent: parent, native: make(chan struct{})}
+	c.done = chanlink.NewDoneChan().(*chans.Chan[struct{}])
+	c.obj.Bind(g, engine.KindContext)
+	c.deadline, c.hasDL = parent.Deadline()
+	if p := ours(parent); p != nil {
+		if p.err != nil {
+			c.cancel(g, nil, p.err, p.cause)
+		} else {
+			p.children = append(p.children, c)
+		}
+	} else if err := parent.Err(); err != nil {
+		c.cancel(g, nil, err, context.Cause(parent))
+	}
+	return c
+}
+
+//go:norace
+func (c *cancelCtx) setDeadline(g *engine.G, d time.Time, cause error) {
+	c.deadline, c.hasDL = d, true
+	dur := d.Sub(g.Now())
+	if dur <= 0 {
+		c.cancel(g, nil, context.DeadlineExceeded, cause)
+		return
+	}
+	c.timer = g.NewTimer(nil)
+	t := c.timer
+	t.SetFire(func(time.Time) { c.cancel(nil, t, context.DeadlineExceeded, cause) })
+	t.Arm(dur)
+}
+
+// cancelFrom is a cancel function's call: a scheduling point, then cancel.
+func (c *cancelCtx) cancelFrom(g *engine.G, err, cause error) {
+	if g == nil {
+		panic("sched/context: a cancel function of a run's context called from outside the run")
+	}
+	g.Point(engine.OpContext, &c.obj)
+	c.cancel(g, nil, err, cause)
+}
+
+// cancel closes c and its children. It runs either in a managed goroutine g
+// or, for a deadline, in the timer's fire function (g nil, t set), so it
+// never blocks and has no scheduling point of its own.
+//
+//go:norace
+func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
+	if c.err != nil {
+		return
+	}
+	if cause == nil {
+		cause = err
+	}
+	engine.RaceReleaseMerge(c.sync())
+	c.err, c.cause = err, cause
+	chanlink.CloseDone(c.done)
+	close(c.native)
+	if c.timer != nil {
+		c.timer.Disarm()
+	}
+	for _, child := range c.children {
+		child.cancel(g, t, err, cause)
+	}
+	c.children = nil
+	for _, a := range c.funcs {
+		if a.stopped || a.started {
+			continue
+		}
+		a.started = true
+		switch {
+		case g != nil:
+			g.Go(a.f)
+		case t != nil:
+			t.Go(a.f)
+		}
+	}
+	if p := ours(c.parent); p != nil {
+		p.removeChild(c)
+	}
+}
+
+//go:norace
+func (c *cancelCtx) removeChild(child *cancelCtx) {
+	for i, x := range c.children {
+		if x == child {
+			c.children[i] = c.children[len(c.children)-1]
+			c.children[len(c.children)-1] = nil
+			c.children = c.children[:len(c.children)-1]
+			return
+		}
+	}
+}
+
+//go:norace
+func (c *cancelCtx) afterFunc(g *engine.G, f func()) func() bool {
+	a := &afterFunc{f: f}
+	if c.err != nil {
+		a.started = true
+		g.Go(f)
+	} else {
+		c.funcs = append(c.funcs, a)
+	}
+	return func() bool { return stopAfter(a) }
+}
+
+//go:norace
+func stopAfter(a *afterFunc) bool {
+	if a.started || a.stopped {
+		return false
+	}
+	a.stopped = true
+	return true
+}
+
+//go:norace
+func (c *cancelCtx) sync() unsafe.Pointer { return unsafe.Pointer(&c.raceSync) }
+
+// Deadline returns the deadline, on the virtual clock inside a run.
+//
+//go:norace
+func (c *cancelCtx) Deadline() (time.Time, bool) { return c.deadline, c.hasDL }
+
+// Done returns a Go channel closed on cancellation. Inside a run, wait on
+// Done(ctx) instead: blocking on this channel is invisible to the scheduler.
+func (c *cancelCtx) Done() <-chan struct{} { return c.native }
+
+// Err is nil until c is canceled, then Canceled or DeadlineExceeded. Inside
+// a run it is a scheduling point, so a loop polling it lets other goroutines
+// run.
+func (c *cancelCtx) Err() error {
+	if g := engine.Current(); g != nil {
+		g.Point(engine.OpContext, &c.obj)
+	}
+	return c.getErr()
+}
+
+//go:norace
+func (c *cancelCtx) getErr() error {
+	if c.err != nil {
+		engine.RaceAcquire(c.sync())
+	}
+	return c.err
+}
+
+//go:norace
+func (c *cancelCtx) getCause() error {
+	if c.err != nil {
+		engine.RaceAcquire(c.sync())
+	}
+	return c.cause
+}
+
+// Value returns the value for key from the parent chain; it also lets this
+// package find the context.
+func (c *cancelCtx) Value(key any) any {
+	if key == &cancelKey {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+func (c *cancelCtx) String() string {
+	if c.hasDL {
+		return fmt.Sprintf("%v.WithDeadline(%v)", c.parent, c.deadline)
+	}
+	return fmt.Sprintf("%v.WithCancel", c.parent)
+}
