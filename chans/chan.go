@@ -29,8 +29,9 @@ type Chan[T any] struct {
 	count   int
 	closed  bool
 	timer   bool // a vtime timer's channel
-	recvq   []*waiter[T]
-	sendq   []*waiter[T]
+	recvq   waitq[T]
+	sendq   waitq[T]
+	spare   *waiter[T] // a plain waiter to reuse: no allocation per blocking operation
 
 	// Addresses the race detector synchronizes on: one per buffer slot, one
 	// for handoffs to a parked goroutine, one for close.
@@ -288,15 +289,41 @@ func (c *Chan[T]) pop() T {
 	return v
 }
 
-// firstWaiter returns the oldest live waiter of q, dropping stale ones
-// (those of selects that completed another case).
+// waitq is a FIFO of parked waiters whose array is reused: it restarts at
+// the front whenever it empties, and compacts when half of it is consumed.
+type waitq[T any] struct {
+	ws   []*waiter[T]
+	head int
+}
+
+//go:norace
+func (q *waitq[T]) push(w *waiter[T]) {
+	if q.head > 0 && q.head >= len(q.ws)/2 {
+		n := 0
+		for _, x := range q.ws[q.head:] { // no copy builtin: see engine
+			q.ws[n] = x
+			n++
+		}
+		for i := n; i < len(q.ws); i++ {
+			q.ws[i] = nil
+		}
+		q.ws, q.head = q.ws[:n], 0
+	}
+	q.ws = append(q.ws, w)
+}
+
+// first removes and returns the oldest live waiter, dropping stale ones
+// (those of selects that completed another case), or returns nil.
 //
 //go:norace
-func firstWaiter[T any](q *[]*waiter[T]) *waiter[T] {
-	for len(*q) > 0 {
-		w := (*q)[0]
-		(*q)[0] = nil
-		*q = (*q)[1:]
+func (q *waitq[T]) first() *waiter[T] {
+	for q.head < len(q.ws) {
+		w := q.ws[q.head]
+		q.ws[q.head] = nil
+		q.head++
+		if q.head == len(q.ws) {
+			q.ws, q.head = q.ws[:0], 0
+		}
 		if !w.stale() {
 			return w
 		}
@@ -305,13 +332,35 @@ func firstWaiter[T any](q *[]*waiter[T]) *waiter[T] {
 }
 
 //go:norace
-func hasWaiter[T any](q []*waiter[T]) bool {
-	for _, w := range q {
+func (q *waitq[T]) live() bool {
+	for _, w := range q.ws[q.head:] {
 		if !w.stale() {
 			return true
 		}
 	}
 	return false
+}
+
+// newWaiter returns a waiter for a plain send or receive of g, reusing the
+// channel's spare one.
+//
+//go:norace
+func (c *Chan[T]) newWaiter(g *engine.G) *waiter[T] {
+	w := c.spare
+	if w == nil {
+		return &waiter[T]{g: g}
+	}
+	c.spare = nil
+	w.g = g
+	return w
+}
+
+// release returns a completed plain waiter for reuse.
+//
+//go:norace
+func (c *Chan[T]) release(w *waiter[T]) {
+	*w = waiter[T]{}
+	c.spare = w
 }
 
 // handOff completes a parked waiter on behalf of the running goroutine, with
@@ -327,8 +376,8 @@ func (c *Chan[T]) handOff(w *waiter[T]) {
 // park blocks g as w on q until another goroutine completes w.
 //
 //go:norace
-func (c *Chan[T]) park(g *engine.G, q *[]*waiter[T], w *waiter[T], op engine.Op) {
-	*q = append(*q, w)
+func (c *Chan[T]) park(g *engine.G, q *waitq[T], w *waiter[T], op engine.Op) {
+	q.push(w)
 	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceHand))
 	g.Block(op, &c.obj)
 	engine.RaceAcquire(unsafe.Pointer(&c.raceHand))
@@ -336,12 +385,12 @@ func (c *Chan[T]) park(g *engine.G, q *[]*waiter[T], w *waiter[T], op engine.Op)
 
 //go:norace
 func (c *Chan[T]) canRecv() bool {
-	return c.count > 0 || c.closed || hasWaiter(c.sendq)
+	return c.count > 0 || c.closed || c.sendq.live()
 }
 
 //go:norace
 func (c *Chan[T]) canSend() bool {
-	return c.closed || hasWaiter(c.recvq) || !c.timer && c.count < c.capa
+	return c.closed || c.recvq.live() || !c.timer && c.count < c.capa
 }
 
 // takeRecv receives from a channel that can receive (canRecv).
@@ -351,13 +400,13 @@ func (c *Chan[T]) takeRecv() (T, bool) {
 	if c.count > 0 {
 		v := c.pop()
 		// A parked sender's value moves into the freed slot.
-		if w := firstWaiter(&c.sendq); w != nil {
+		if w := c.sendq.first(); w != nil {
 			c.push(w.val)
 			c.handOff(w)
 		}
 		return v, true
 	}
-	if w := firstWaiter(&c.sendq); w != nil {
+	if w := c.sendq.first(); w != nil {
 		v := w.val
 		c.handOff(w)
 		return v, true
@@ -374,7 +423,7 @@ func (c *Chan[T]) putSend(v T) {
 	if c.closed {
 		panic(plainError("send on closed channel"))
 	}
-	if w := firstWaiter(&c.recvq); w != nil {
+	if w := c.recvq.first(); w != nil {
 		w.deliver(v, true)
 		c.handOff(w)
 		return
@@ -408,9 +457,12 @@ func (c *Chan[T]) send(g *engine.G, v T) {
 		c.putSend(v)
 		return
 	}
-	w := &waiter[T]{g: g, val: v}
+	w := c.newWaiter(g)
+	w.val = v
 	c.park(g, &c.sendq, w, engine.OpSend)
-	if w.closed {
+	closed := w.closed
+	c.release(w)
+	if closed {
 		panic(plainError("send on closed channel"))
 	}
 }
@@ -427,12 +479,14 @@ func (c *Chan[T]) recvOK(g *engine.G) (T, bool) {
 	if c.canRecv() {
 		return c.takeRecv()
 	}
-	w := &waiter[T]{g: g}
+	w := c.newWaiter(g)
 	c.park(g, &c.recvq, w, engine.OpRecv)
-	if !w.ok {
+	v, ok := w.val, w.ok
+	c.release(w)
+	if !ok {
 		engine.RaceAcquire(unsafe.Pointer(&c.raceClose))
 	}
-	return w.val, w.ok
+	return v, ok
 }
 
 //go:norace
@@ -451,11 +505,11 @@ func (c *Chan[T]) close(g *engine.G) {
 	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
 	c.closed = true
 	var zero T
-	for w := firstWaiter(&c.recvq); w != nil; w = firstWaiter(&c.recvq) {
+	for w := c.recvq.first(); w != nil; w = c.recvq.first() {
 		w.deliver(zero, false)
 		w.complete()
 	}
-	for w := firstWaiter(&c.sendq); w != nil; w = firstWaiter(&c.sendq) {
+	for w := c.sendq.first(); w != nil; w = c.sendq.first() {
 		w.closed = true
 		w.complete()
 	}
@@ -471,7 +525,7 @@ func (c *Chan[T]) closeQuiet() {
 	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
 	c.closed = true
 	var zero T
-	for w := firstWaiter(&c.recvq); w != nil; w = firstWaiter(&c.recvq) {
+	for w := c.recvq.first(); w != nil; w = c.recvq.first() {
 		w.deliver(zero, false)
 		w.complete()
 	}
@@ -482,7 +536,7 @@ func (c *Chan[T]) closeQuiet() {
 //
 //go:norace
 func (c *Chan[T]) deliver(v T) {
-	if w := firstWaiter(&c.recvq); w != nil {
+	if w := c.recvq.first(); w != nil {
 		w.deliver(v, true)
 		w.complete()
 		return

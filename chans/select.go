@@ -175,7 +175,7 @@ func (r *recvCase[T]) store(v T, ok bool) {
 //go:norace
 func (r *recvCase[T]) enqueue(g *engine.G, s *selection, i int) {
 	r.w = &waiter[T]{g: g, sel: s, index: i, dst: r.dst, okDst: r.okDst}
-	r.c.recvq = append(r.c.recvq, r.w)
+	r.c.recvq.push(r.w)
 	engine.RaceReleaseMerge(unsafePointer(&r.c.raceHand))
 }
 
@@ -232,7 +232,7 @@ func (s *sendCase[T]) enqueue(g *engine.G, sel *selection, i int) {
 		g.Misuse("chans: send on a timer's channel, which is receive-only")
 	}
 	s.w = &waiter[T]{g: g, sel: sel, index: i, val: s.v}
-	s.c.sendq = append(s.c.sendq, s.w)
+	s.c.sendq.push(s.w)
 	engine.RaceReleaseMerge(unsafePointer(&s.c.raceHand))
 }
 

@@ -14,11 +14,18 @@
 // decisions, byte for byte, at any GOMAXPROCS and under -race.
 //
 // The scheduling points are exactly: [Go]; [Yield]; [Fault]; every method of
-// [Mutex], [RWMutex], [WaitGroup], [Cond] and [Once]; and every operation of
-// the types in sched/atomic. A goroutine is blocked when it waits in one of
-// them (Lock on a locked Mutex, Wait, ...); a blocked goroutine runs again
-// only after another goroutine wakes it. Code between two scheduling points
-// runs without interruption, as if atomic.
+// [Mutex], [RWMutex], [WaitGroup], [Cond] and [Once]; every operation of the
+// types in sched/atomic; every channel operation and Select of package
+// chans; Sleep and the Stop and Reset methods of package vtime; and a
+// cancel function, Err, and receiving from Done of package sched/context. A
+// goroutine is blocked when it waits in one of them (Lock on a locked Mutex,
+// Wait, Recv on an empty channel, Sleep, ...); a blocked goroutine runs
+// again only after another goroutine, or a timer, wakes it. Code between two
+// scheduling points runs without interruption, as if atomic.
+//
+// Time is virtual inside a run (package vtime): the clock moves only when
+// every goroutine is blocked and a timer is pending, to the earliest
+// deadline.
 //
 // A schedule is the sequence of decisions of one run. Test explores many
 // schedules, each a fresh run of the body, with a strategy drawn per
