@@ -2,6 +2,7 @@ package chans
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
@@ -106,14 +107,42 @@ func selectRun(g *engine.G, cases []Case) int {
 			c.enqueue(g, s, i)
 		}
 	}
-	if first == nil {
-		first = nilChan // select {} or only nil channels: forever
-	}
-	g.Block(engine.OpSelect, first)
+	g.Block(engine.OpSelect, waitingOn(cases))
 	// Another goroutine completed case s.fired and marked the others stale;
 	// they are dropped from their queues as they are met.
 	cases[s.fired].(afterBlock).finish()
 	return s.fired
+}
+
+// waitingOn names, for reports, what a blocked select waits on:
+// "select {recv chan int#3, send chan string#4}".
+//
+//go:norace
+func waitingOn(cases []Case) *engine.Obj {
+	var b strings.Builder
+	b.WriteString("select {")
+	n := 0
+	for _, c := range cases {
+		o := c.obj()
+		if o == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		if _, send := c.(interface{ isSend() }); send {
+			b.WriteString("send ")
+		} else {
+			b.WriteString("recv ")
+		}
+		b.WriteString(o.String())
+		n++
+	}
+	if n == 0 {
+		b.WriteString("nil channels only")
+	}
+	b.WriteString("}")
+	return engine.NilObj(b.String(), engine.KindChan)
 }
 
 func isDefault(c Case) bool {
@@ -210,6 +239,7 @@ type sendCase[T any] struct {
 }
 
 func (s *sendCase[T]) isNil() bool     { return s.c == nil }
+func (s *sendCase[T]) isSend()         {}
 func (s *sendCase[T]) isManaged() bool { return s.c != nil && s.c.managed }
 
 //go:norace

@@ -94,6 +94,8 @@ func (g GState) String() string {
 		b.WriteString(" (test body)")
 	}
 	switch {
+	case g.State == "blocked" && g.Op == OpSelect && strings.HasPrefix(g.Obj, "select"):
+		fmt.Fprintf(&b, ": blocked in %s", g.Obj) // the label lists the cases
 	case g.State == "blocked" && g.Obj != "":
 		fmt.Fprintf(&b, ": blocked in %s.%s", g.Obj, g.Op)
 	case g.State == "blocked":
