@@ -77,7 +77,7 @@ func (w *waiter[T]) complete() {
 // unbuffered channel. It panics if capacity is negative, as make does.
 func Make[T any](capacity int) *Chan[T] {
 	if capacity < 0 {
-		panic("makechan: size out of range")
+		panic(plainError("makechan: size out of range"))
 	}
 	g := engine.Current()
 	if g == nil {
@@ -114,7 +114,8 @@ func init() {
 	}
 	chanlink.WrapTimerChan = func(t <-chan time.Time) any { return FromRecv(t) }
 	chanlink.Deliver = func(c any, now time.Time) { c.(*Chan[time.Time]).deliver(now) }
-	chanlink.Drain = func(c any) { c.(*Chan[time.Time]).drain() }
+	chanlink.Drain = func(c any) bool { return c.(*Chan[time.Time]).drain() }
+	chanlink.Idle = func(c any) bool { return c.(*Chan[time.Time]).idle() }
 	chanlink.NewDoneChan = func() any {
 		c := &Chan[struct{}]{managed: true}
 		c.init(engine.Current())
@@ -125,20 +126,41 @@ func init() {
 }
 
 // managedBy returns the goroutine that operates on c inside a run, or nil
-// when c is used natively; it fails the run on a mix of the two.
+// when c is used natively; it fails the run on a mix of the two, and on a
+// channel of another run.
 func (c *Chan[T]) managedBy(op engine.Op) *engine.G {
 	g := engine.Current()
 	if g == nil {
-		if c != nil && c.managed {
-			c.obj.CheckNative(op) // panics while its run is in progress
-			panic("chans: " + op.String() + " on a channel made inside a run that has ended")
-		}
+		c.checkNative(op)
 		return nil
 	}
-	if c != nil && !c.managed {
-		g.Misuse("chans: " + op.String() + " on a channel made outside the run; make channels inside the test body")
+	if c != nil {
+		if !c.managed {
+			g.Misuse("chans: " + op.String() + " on a channel made outside the run; make channels inside the test body")
+		}
+		c.checkRun(g)
 	}
 	return g
+}
+
+// checkNative panics when a goroutine no run manages uses a channel made
+// inside a run.
+func (c *Chan[T]) checkNative(op engine.Op) {
+	if c != nil && c.managed {
+		c.obj.CheckNative(op) // panics while its run is in progress
+		panic("chans: " + op.String() + " on a channel made inside a run that has ended")
+	}
+}
+
+// checkRun fails g's run when c belongs to another run in progress; a
+// channel of a run that has ended is a misuse too, since its buffer and
+// waiters belong to that run.
+//
+//go:norace
+func (c *Chan[T]) checkRun(g *engine.G) {
+	if c.obj.Bind(g, engine.KindChan) {
+		g.Misuse("chans: a channel made by an earlier run used in this one; make channels inside the test body")
+	}
 }
 
 // Send sends v on c, blocking until a receiver takes it or there is room in
@@ -190,7 +212,7 @@ func (c *Chan[T]) Close() {
 		return
 	}
 	if c == nil {
-		panic("close of nil channel")
+		panic(plainError("close of nil channel"))
 	}
 	if c.native == nil {
 		panic("chans: close of a receive-only channel")
@@ -254,6 +276,10 @@ func (c *Chan[T]) capacity() int {
 
 //go:norace
 func (c *Chan[T]) length(g *engine.G) int {
+	if c == nil {
+		g.Point(engine.OpLen, nilChan)
+		return 0
+	}
 	g.Point(engine.OpLen, &c.obj)
 	if c.timer {
 		return 0
@@ -548,11 +574,16 @@ func (c *Chan[T]) deliver(v T) {
 }
 
 //go:norace
-func (c *Chan[T]) drain() {
+func (c *Chan[T]) drain() bool {
+	had := c.count > 0
 	var zero T
 	c.buf[c.head] = zero
 	c.count = 0
+	return had
 }
+
+//go:norace
+func (c *Chan[T]) idle() bool { return c.count > 0 && !c.recvq.live() }
 
 // plainError is the runtime's error type for channel misuse, so that a
 // recovered panic prints and compares as Go's does.

@@ -11,6 +11,8 @@ import (
 // Case is one case of a Select: make it with Chan.CaseRecv, Chan.CaseRecvOK,
 // Chan.CaseSend or Default.
 type Case interface {
+	checkNative()
+	checkRun(g *engine.G)
 	isNil() bool
 	isManaged() bool
 	ready() bool
@@ -58,12 +60,19 @@ func Default() Case { return defaultCase{} }
 func Select(cases ...Case) int {
 	g := engine.Current()
 	if g == nil {
+		for _, c := range cases {
+			c.checkNative()
+		}
 		return selectNative(cases)
 	}
 	for _, c := range cases {
-		if !c.isNil() && !c.isManaged() {
+		if c.isNil() {
+			continue
+		}
+		if !c.isManaged() {
 			g.Misuse("chans: Select on a channel made outside the run; make channels inside the test body")
 		}
+		c.checkRun(g)
 	}
 	return selectRun(g, cases)
 }
@@ -171,8 +180,10 @@ type recvCase[T any] struct {
 	w     *waiter[T]
 }
 
-func (r *recvCase[T]) isNil() bool     { return r.c == nil }
-func (r *recvCase[T]) isManaged() bool { return r.c != nil && r.c.managed }
+func (r *recvCase[T]) isNil() bool          { return r.c == nil }
+func (r *recvCase[T]) checkNative()         { r.c.checkNative(engine.OpSelect) }
+func (r *recvCase[T]) checkRun(g *engine.G) { r.c.checkRun(g) }
+func (r *recvCase[T]) isManaged() bool      { return r.c != nil && r.c.managed }
 
 //go:norace
 func (r *recvCase[T]) obj() *engine.Obj {
@@ -238,9 +249,11 @@ type sendCase[T any] struct {
 	w *waiter[T]
 }
 
-func (s *sendCase[T]) isNil() bool     { return s.c == nil }
-func (s *sendCase[T]) isSend()         {}
-func (s *sendCase[T]) isManaged() bool { return s.c != nil && s.c.managed }
+func (s *sendCase[T]) isNil() bool          { return s.c == nil }
+func (s *sendCase[T]) checkNative()         { s.c.checkNative(engine.OpSelect) }
+func (s *sendCase[T]) checkRun(g *engine.G) { s.c.checkRun(g) }
+func (s *sendCase[T]) isSend()              {}
+func (s *sendCase[T]) isManaged() bool      { return s.c != nil && s.c.managed }
 
 //go:norace
 func (s *sendCase[T]) obj() *engine.Obj {
@@ -289,6 +302,8 @@ func (s *sendCase[T]) afterNative(reflect.Value, bool) {}
 
 type defaultCase struct{}
 
+func (defaultCase) checkNative()                       {}
+func (defaultCase) checkRun(*engine.G)                 {}
 func (defaultCase) isNil() bool                        { return false }
 func (defaultCase) isManaged() bool                    { return true }
 func (defaultCase) ready() bool                        { return false }

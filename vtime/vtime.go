@@ -66,10 +66,25 @@ func NewTimer(d time.Duration) *Timer {
 		return &Timer{native: nt, C: chanlink.WrapTimerChan(nt.C).(*chans.Chan[time.Time])}
 	}
 	tm := &Timer{C: chanlink.NewTimerChan().(*chans.Chan[time.Time])}
-	tm.t = g.NewTimer(func(now time.Time) { chanlink.Deliver(tm.C, now) })
+	tm.t = g.NewTimer(deliver, tm.C)
 	tm.arm(d)
 	return tm
 }
+
+// deliver is a timer's or ticker's fire function: t.Data is its channel.
+//
+//go:norace
+func deliver(t *engine.Timer, now time.Time) { chanlink.Deliver(t.Data, now) }
+
+// idleTicker reports that a ticker's next tick would be dropped.
+//
+//go:norace
+func idleTicker(t *engine.Timer) bool { return chanlink.Idle(t.Data) }
+
+// callFunc is AfterFunc's fire function: t.Data is the function.
+//
+//go:norace
+func callFunc(t *engine.Timer, _ time.Time) { t.Go(t.Data.(func())) }
 
 // AfterFunc waits for d and then calls f in its own goroutine (a managed
 // one inside a run). The returned Timer's Stop cancels the call.
@@ -78,8 +93,7 @@ func AfterFunc(d time.Duration, f func()) *Timer {
 	if g == nil {
 		return &Timer{native: time.AfterFunc(d, f)}
 	}
-	tm := &Timer{t: g.NewTimer(nil)}
-	tm.t.SetFire(func(time.Time) { tm.t.Go(f) })
+	tm := &Timer{t: g.NewTimer(callFunc, f)}
 	tm.arm(d)
 	return tm
 }
@@ -87,9 +101,11 @@ func AfterFunc(d time.Duration, f func()) *Timer {
 //go:norace
 func (tm *Timer) arm(d time.Duration) bool { return tm.t.Arm(d) }
 
-// Stop prevents the timer from firing and reports whether it stopped it
-// (false if it had already expired or been stopped). No value is received
-// from C after Stop returns.
+// Stop prevents the timer from firing and reports whether it stopped it:
+// false if it had already expired and its value was received, or it had
+// been stopped (as in Go 1.23, an expired timer whose value is still
+// unreceived counts as stopped). No value is received from C after Stop
+// returns.
 func (tm *Timer) Stop() bool {
 	if tm.native != nil {
 		return tm.native.Stop()
@@ -103,8 +119,8 @@ func (tm *Timer) Stop() bool {
 //go:norace
 func (tm *Timer) stop() bool {
 	was := tm.t.Disarm()
-	if tm.C != nil {
-		chanlink.Drain(tm.C)
+	if tm.C != nil && chanlink.Drain(tm.C) {
+		was = true
 	}
 	return was
 }
@@ -144,18 +160,11 @@ func NewTicker(d time.Duration) *Ticker {
 		nt := time.NewTicker(d)
 		return &Ticker{native: nt, C: chanlink.WrapTimerChan(nt.C).(*chans.Chan[time.Time])}
 	}
-	tk := &Ticker{C: chanlink.NewTimerChan().(*chans.Chan[time.Time]), period: d, t: g.NewTimer(nil)}
-	tk.t.SetFire(tk.tick)
+	tk := &Ticker{C: chanlink.NewTimerChan().(*chans.Chan[time.Time]), period: d}
+	tk.t = g.NewTimer(deliver, tk.C)
+	tk.t.SetPeriod(d, idleTicker)
 	tk.t.Arm(d)
 	return tk
-}
-
-// tick delivers a tick and arms the next one.
-//
-//go:norace
-func (tk *Ticker) tick(now time.Time) {
-	tk.t.Arm(tk.period)
-	chanlink.Deliver(tk.C, now)
 }
 
 // Stop turns off the ticker; no tick is received from C after it returns.
@@ -196,5 +205,6 @@ func (tk *Ticker) Reset(d time.Duration) {
 func (tk *Ticker) reset(d time.Duration) {
 	tk.stop()
 	tk.period = d
+	tk.t.SetPeriod(d, idleTicker)
 	tk.t.Arm(d)
 }

@@ -19,8 +19,12 @@ var (
 	// Deliver offers a tick to a timer channel made by NewTimerChan: a
 	// waiting receiver gets it, else it is kept unless one is already kept.
 	Deliver func(c any, now time.Time)
-	// Drain discards the value a timer channel keeps.
-	Drain func(c any)
+	// Drain discards the value a timer channel keeps, and reports whether
+	// there was one.
+	Drain func(c any) bool
+	// Idle reports that a timer channel keeps an unreceived value and no
+	// goroutine waits on it: another tick would change nothing.
+	Idle func(c any) bool
 
 	// NewDoneChan returns a *chans.Chan[struct{}] of the calling
 	// goroutine's run, named for reports as a context's Done channel.

@@ -18,7 +18,7 @@ func (g *G) Go(f func()) {
 	}
 	c := r.newG(g)
 	if r.cfg.Detail {
-		c.spawnPC = callerPC()
+		c.spawnAt = callerLoc()
 	}
 	go r.start(c, f)
 	g.Point(OpGo, nil)
@@ -79,7 +79,7 @@ func (g *G) Log(s string) {
 //go:norace
 func (g *G) Error(s string) {
 	if g.run.cfg.Detail {
-		if l := locate(callerPC()); l.File != "" {
+		if l := loc(callerLoc()); l.File != "" {
 			s = fmt.Sprintf("%s:%d: %s", filepath.Base(l.File), l.Line, s)
 		}
 	}

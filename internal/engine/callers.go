@@ -58,28 +58,29 @@ func ours(file string) bool {
 	return !strings.HasPrefix(file[len(moduleRoot):], "examples/")
 }
 
-// callerPC returns the PC of the first frame outside the tool. It costs about
-// as much as a goroutine switch, so it is only used in detail mode.
-func callerPC() uintptr {
+// callerLoc returns where the first frame outside the tool is. It costs
+// about as much as a goroutine switch, so it is only used in detail mode.
+// The location is resolved here, from the whole stack: a PC alone, resolved
+// later, would land inside a shim's inlined body.
+func callerLoc() *Location {
 	var pcs [24]uintptr
 	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
 		if !ours(f.File) {
-			return f.PC
+			return &Location{Func: f.Function, File: f.File, Line: f.Line}
 		}
 		if !more {
-			return 0
+			return nil
 		}
 	}
 }
 
-// locate resolves a PC recorded by callerPC.
-func locate(pc uintptr) Location {
-	if pc == 0 {
+// loc dereferences an optional location.
+func loc(l *Location) Location {
+	if l == nil {
 		return Location{}
 	}
-	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
-	return Location{Func: f.Function, File: f.File, Line: f.Line}
+	return *l
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
 )
@@ -38,23 +39,45 @@ const idleAdvanceLimit = 10_000
 
 // Timer is a virtual timer of a run.
 type Timer struct {
+	// Data is for the fire function: it is a plain function of the timer,
+	// not a closure, because it runs in whichever goroutine advanced the
+	// clock, and a closure's captured variables read there would be
+	// reported by the race detector against the goroutine that made them.
+	Data any
+
 	run     *Run
 	when    time.Duration // deadline, since the run's start
 	seq     uint64        // arming order, for a stable heap
 	index   int           // position in the run's heap; -1 when not pending
-	fire    func(now time.Time)
-	spawnPC uintptr // where it was created (detail mode), for goroutines it starts
+	fire    func(t *Timer, now time.Time)
+	period  time.Duration // > 0: re-armed by the engine every period
+	idle    func(t *Timer) bool
+	spawnAt *Location // where it was created (detail mode), for goroutines it starts
+	sync    byte      // race edge from the timer's creator to goroutines it starts
 }
 
-// NewTimer returns an unarmed timer of g's run that calls fire when due.
+// NewTimer returns an unarmed timer of g's run that calls fire(t, now)
+// when due; data is available to fire as t.Data.
 //
 //go:norace
-func (g *G) NewTimer(fire func(now time.Time)) *Timer {
-	t := &Timer{run: g.run, index: -1, fire: fire}
+func (g *G) NewTimer(fire func(t *Timer, now time.Time), data any) *Timer {
+	t := &Timer{run: g.run, index: -1, fire: fire, Data: data}
 	if g.run.cfg.Detail {
-		t.spawnPC = callerPC()
+		t.spawnAt = callerLoc()
 	}
+	RaceReleaseMerge(unsafe.Pointer(&t.sync))
 	return t
+}
+
+// SetPeriod makes t re-arm itself every d after it fires, as a ticker does
+// (d <= 0: one-shot). idle, when not nil, reports that firing t now would
+// change nothing (a ticker whose tick is still unreceived): when every
+// goroutine is blocked the clock then skips such ticks instead of
+// delivering them one by one.
+//
+//go:norace
+func (t *Timer) SetPeriod(d time.Duration, idle func(t *Timer) bool) {
+	t.period, t.idle = d, idle
 }
 
 // Now is the run's virtual time.
@@ -97,6 +120,7 @@ func (t *Timer) Pending() bool { return t.index >= 0 }
 
 // Go starts f as a new managed goroutine on behalf of the timer (as
 // time.AfterFunc does); it must be called from the timer's fire function.
+// What the timer's creator did before making it happens before f runs.
 //
 //go:norace
 func (t *Timer) Go(f func()) {
@@ -105,8 +129,12 @@ func (t *Timer) Go(f func()) {
 		return
 	}
 	c := r.newG(nil)
-	c.spawnPC = t.spawnPC
-	go r.start(c, f)
+	c.spawnAt = t.spawnAt
+	sync := unsafe.Pointer(&t.sync)
+	go r.start(c, func() {
+		RaceAcquire(sync)
+		f()
+	})
 }
 
 // Sleep blocks g for d of virtual time; d <= 0 is a scheduling point.
@@ -118,10 +146,16 @@ func (g *G) Sleep(d time.Duration) {
 		return
 	}
 	g.Point(OpSleep, nil)
-	t := g.NewTimer(func(time.Time) { g.run.wake(g) })
+	t := g.NewTimer(wakeSleeper, g)
 	t.Arm(d)
 	g.block(OpSleep, nil)
-	t.Disarm() // teardown or a spurious wake: never leave it pending
+	t.Disarm() // never leave it pending
+}
+
+//go:norace
+func wakeSleeper(t *Timer, _ time.Time) {
+	g := t.Data.(*G)
+	g.run.wake(g)
 }
 
 // The timer heap: a binary heap on (when, seq), in norace functions because
@@ -214,7 +248,14 @@ func (r *Run) fireDue() {
 			t := due[i]
 			due[i] = due[len(due)-1]
 			due = due[:len(due)-1]
-			t.fire(r.cfg.Start.Add(r.now))
+			now := r.cfg.Start.Add(t.when)
+			if t.period > 0 {
+				t.when += t.period
+				r.timerSeq++
+				t.seq = r.timerSeq
+				r.pushTimer(t)
+			}
+			t.fire(t, now)
 		}
 	}
 }
@@ -231,7 +272,24 @@ func (r *Run) advance() bool {
 	}
 	r.idleAdvances++
 	r.progress++
-	next := r.timers[0].when
+	// Ticks nobody will receive change nothing: skip them, so that a
+	// ticker left running does not make the clock crawl to a distant
+	// deadline one tick at a time.
+	next := time.Duration(-1)
+	for _, t := range r.timers {
+		if (t.period <= 0 || t.idle == nil || !t.idle(t)) && (next < 0 || t.when < next) {
+			next = t.when
+		}
+	}
+	if next < 0 {
+		return false // only idle tickers: nothing can ever happen
+	}
+	for _, t := range r.timers {
+		if t.period > 0 && t.when < next && t.idle != nil && t.idle(t) {
+			t.when += (next - t.when + t.period - 1) / t.period * t.period
+		}
+	}
+	r.heapify()
 	if f := r.cfg.ClockFaults; f.JumpProbability > 0 && f.MaxJump > 0 && r.src.At(keyJump).Bool(f.JumpProbability) {
 		next += time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump)))
 	}
@@ -242,8 +300,9 @@ func (r *Run) advance() bool {
 	return true
 }
 
-// SetFire sets the function t calls when due, for a function that needs
-// the timer itself.
-//
 //go:norace
-func (t *Timer) SetFire(fire func(now time.Time)) { t.fire = fire }
+func (r *Run) heapify() {
+	for i := len(r.timers)/2 - 1; i >= 0; i-- {
+		r.timerDown(i)
+	}
+}

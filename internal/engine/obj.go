@@ -8,12 +8,12 @@ import "fmt"
 // when a later run uses it after the first has ended (a package-level Mutex
 // used by many schedules, for example).
 type Obj struct {
-	run      *Run
-	id       int32
-	kind     ObjKind
-	holder   int32   // the goroutine holding the lock, for reports
-	holderPC uintptr // where it locked it (detail mode)
-	label    string  // names the object in reports instead of its kind ("chan int")
+	run    *Run
+	id     int32
+	kind   ObjKind
+	holder int32     // the goroutine holding the lock, for reports
+	heldAt *Location // where it locked it (detail mode)
+	label  string    // names the object in reports instead of its kind ("chan int")
 }
 
 // SetLabel names o in reports, for example with a channel's element type:
@@ -46,12 +46,12 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 // blocked on o can say who holds it and where it took it.
 //
 //go:norace
-func (o *Obj) Hold(g *G) { o.holder, o.holderPC = int32(g.ID), g.pc }
+func (o *Obj) Hold(g *G) { o.holder, o.heldAt = int32(g.ID), g.at }
 
 // Release records that nobody holds the lock o.
 //
 //go:norace
-func (o *Obj) Release() { o.holder, o.holderPC = 0, 0 }
+func (o *Obj) Release() { o.holder, o.heldAt = 0, nil }
 
 // CheckNative is called by a shim on behalf of a goroutine that no run
 // manages. It panics when o belongs to a run in progress: such an object may

@@ -78,9 +78,9 @@ type G struct {
 	fatal   bool // failNow recorded the failure; the Goexit that follows is ours
 	op      Op   // the current operation, or what it is blocked in
 	obj     *Obj
-	pc      uintptr // detail mode: where the current operation was called
-	spawnPC uintptr // detail mode: where sched.Go was called
-	prio    int64   // PCT priority
+	at      *Location // detail mode: where the current operation was called
+	spawnAt *Location // detail mode: where sched.Go was called
+	prio    int64     // PCT priority
 }
 
 // Run is one execution of a body under the scheduler.
@@ -293,7 +293,7 @@ func (g *G) Point(op Op, o *Obj) {
 	r.steps++
 	g.op, g.obj = op, o
 	if r.cfg.Detail {
-		g.pc = callerPC()
+		g.at = callerLoc()
 	}
 	if r.steps > r.cfg.MaxSteps {
 		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
@@ -519,9 +519,9 @@ func (r *Run) snapshot() []GState {
 		if g.state == gExited {
 			continue
 		}
-		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: locate(g.pc), Spawned: locate(g.spawnPC)}
+		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt)}
 		if g.obj != nil {
-			st.Holder, st.HeldAt = int(g.obj.holder), locate(g.obj.holderPC)
+			st.Holder, st.HeldAt = int(g.obj.holder), loc(g.obj.heldAt)
 		}
 		switch {
 		case g.state == gBlocked:

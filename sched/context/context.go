@@ -157,6 +157,7 @@ type cancelCtx struct {
 	cause    error
 	deadline time.Time
 	hasDL    bool
+	dlCause  error
 	timer    *engine.Timer
 	children []*cancelCtx
 	funcs    []*afterFunc
@@ -167,6 +168,13 @@ type afterFunc struct {
 	f       func()
 	started bool
 	stopped bool
+	sync    byte // race edge from AfterFunc's caller to f
+}
+
+// run is what the goroutine started for a starts with.
+func (a *afterFunc) run() {
+	engine.RaceAcquire(unsafe.Pointer(&a.sync))
+	a.f()
 }
 
 //go:norace
@@ -198,10 +206,17 @@ func (c *cancelCtx) setDeadline(g *engine.G, d time.Time, cause error) {
 		c.cancel(g, nil, context.DeadlineExceeded, cause)
 		return
 	}
-	c.timer = g.NewTimer(nil)
-	t := c.timer
-	t.SetFire(func(time.Time) { c.cancel(nil, t, context.DeadlineExceeded, cause) })
-	t.Arm(dur)
+	c.dlCause = cause
+	c.timer = g.NewTimer(deadlinePassed, c)
+	c.timer.Arm(dur)
+}
+
+// deadlinePassed is a deadline timer's fire function: t.Data is the context.
+//
+//go:norace
+func deadlinePassed(t *engine.Timer, _ time.Time) {
+	c := t.Data.(*cancelCtx)
+	c.cancel(nil, t, context.DeadlineExceeded, c.dlCause)
 }
 
 // cancelFrom is a cancel function's call: a scheduling point, then cancel.
@@ -243,9 +258,9 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 		a.started = true
 		switch {
 		case g != nil:
-			g.Go(a.f)
+			g.Go(a.run)
 		case t != nil:
-			t.Go(a.f)
+			t.Go(a.run)
 		}
 	}
 	if p := ours(c.parent); p != nil {
@@ -268,9 +283,10 @@ func (c *cancelCtx) removeChild(child *cancelCtx) {
 //go:norace
 func (c *cancelCtx) afterFunc(g *engine.G, f func()) func() bool {
 	a := &afterFunc{f: f}
+	engine.RaceReleaseMerge(unsafe.Pointer(&a.sync))
 	if c.err != nil {
 		a.started = true
-		g.Go(f)
+		g.Go(a.run)
 	} else {
 		c.funcs = append(c.funcs, a)
 	}
@@ -335,7 +351,7 @@ func (c *cancelCtx) Value(key any) any {
 
 func (c *cancelCtx) String() string {
 	if c.hasDL {
-		return fmt.Sprintf("%v.WithDeadline(%v)", c.parent, c.deadline)
+		return fmt.Sprintf("%v.WithDeadline(%v [%v])", c.parent, c.deadline, vtime.Until(c.deadline))
 	}
 	return fmt.Sprintf("%v.WithCancel", c.parent)
 }
