@@ -1,0 +1,172 @@
+package trace
+
+import "encoding/binary"
+
+// FrameEvents is how many events a frame holds. Frames are compressed
+// independently, so a reader decodes one frame to reach any event.
+const FrameEvents = 4096
+
+// Event header byte: the kind in the low 4 bits, then flags that let the
+// common case (same goroutine, next step, same time) cost one byte.
+const (
+	kindMask  = 0x0f
+	flagStep  = 1 << 4 // the step is the previous event's
+	flagTime  = 1 << 5 // the time is the previous event's
+	flagSameG = 1 << 6 // the goroutine is the previous event's
+	flagLoc   = 1 << 7 // a source location follows
+)
+
+// frame is one frame's events in their raw encoding, with the strings they
+// refer to.
+type frame struct {
+	first     int64 // index of the frame's first event in the trace
+	firstStep int64
+	firstTime int64
+	n         int
+	strs      []string
+	index     []int32 // open addressing over strs: string index + 1
+	buf       []byte
+	prevStep  int64
+	prevTime  int64
+	prevG     int32
+}
+
+// Buffer collects a run's events in their raw encoding. The engine appends
+// to it from whichever managed goroutine is running, so every method is
+// norace and uses slices only; compression happens later, in Write, in one
+// goroutine.
+type Buffer struct {
+	frames []*frame
+	cur    *frame
+	events int64
+}
+
+// Len is the number of events in b.
+//
+//go:norace
+func (b *Buffer) Len() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.events
+}
+
+// Add appends e.
+//
+//go:norace
+func (b *Buffer) Add(e *Event) {
+	if b.cur == nil || b.cur.n == FrameEvents {
+		b.cur = &frame{first: b.events, firstStep: e.Step, firstTime: e.Time, prevStep: e.Step, prevTime: e.Time}
+		b.frames = append(b.frames, b.cur)
+	}
+	b.cur.add(e)
+	b.events++
+}
+
+//go:norace
+func (f *frame) add(e *Event) {
+	h := byte(e.Kind) & kindMask
+	if e.Step == f.prevStep {
+		h |= flagStep
+	}
+	if e.Time == f.prevTime {
+		h |= flagTime
+	}
+	if e.G == f.prevG {
+		h |= flagSameG
+	}
+	if e.Loc.File != "" {
+		h |= flagLoc
+	}
+	f.buf = append(f.buf, h)
+	if h&flagStep == 0 {
+		f.buf = binary.AppendUvarint(f.buf, uint64(e.Step-f.prevStep))
+	}
+	if h&flagTime == 0 {
+		f.buf = binary.AppendUvarint(f.buf, uint64(e.Time-f.prevTime))
+	}
+	if h&flagSameG == 0 {
+		f.buf = binary.AppendUvarint(f.buf, uint64(e.G))
+	}
+	f.prevStep, f.prevTime, f.prevG = e.Step, e.Time, e.G
+	for _, fd := range SpecOf(e.Kind).Fields {
+		switch fd {
+		case FieldOp:
+			f.buf = append(f.buf, e.Op)
+		case FieldObj:
+			f.buf = binary.AppendUvarint(f.buf, uint64(e.Obj))
+		case FieldArg:
+			f.buf = binary.AppendVarint(f.buf, e.Arg)
+		case FieldChoice:
+			f.buf = binary.AppendVarint(f.buf, e.Choice)
+		case FieldN:
+			f.buf = binary.AppendVarint(f.buf, e.N)
+		case FieldDur:
+			f.buf = binary.AppendVarint(f.buf, e.Dur)
+		case FieldText:
+			f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Text)))
+		}
+	}
+	if h&flagLoc != 0 {
+		f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Loc.Func)))
+		f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Loc.File)))
+		f.buf = binary.AppendUvarint(f.buf, uint64(e.Loc.Line))
+	}
+	f.n++
+}
+
+// intern returns s's index in the frame's string table, adding it.
+//
+//go:norace
+func (f *frame) intern(s string) int {
+	if len(f.index) < 2*(len(f.strs)+1) {
+		f.rehash(max(64, 4*(len(f.strs)+1)))
+	}
+	mask := uint64(len(f.index) - 1)
+	for j := hash(s) & mask; ; j = (j + 1) & mask {
+		k := f.index[j]
+		if k == 0 {
+			f.strs = append(f.strs, s)
+			f.index[j] = int32(len(f.strs))
+			return len(f.strs) - 1
+		}
+		if f.strs[k-1] == s {
+			return int(k - 1)
+		}
+	}
+}
+
+//go:norace
+func (f *frame) rehash(size int) {
+	f.index = make([]int32, size)
+	mask := uint64(size - 1)
+	for i, s := range f.strs {
+		j := hash(s) & mask
+		for f.index[j] != 0 {
+			j = (j + 1) & mask
+		}
+		f.index[j] = int32(i + 1)
+	}
+}
+
+// hash is FNV-1a, inline: this runs for every string field of every event.
+func hash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// payload is the frame's uncompressed encoding: its string table, then its
+// events.
+func (f *frame) payload() []byte {
+	var p []byte
+	p = binary.AppendUvarint(p, uint64(len(f.strs)))
+	for _, s := range f.strs {
+		p = binary.AppendUvarint(p, uint64(len(s)))
+		p = append(p, s...)
+	}
+	return append(p, f.buf...)
+}

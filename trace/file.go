@@ -1,0 +1,262 @@
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The file layout:
+//
+//	magic "DSTTRACE", uvarint version
+//	header: uvarint length, then key/value strings and the entropy recording
+//	frames: 'F', uvarint first event, uvarint events, uvarint first step,
+//	        varint first time, uvarint raw length, uvarint compressed
+//	        length, the zstd frame, its CRC-32 (4 bytes, little endian)
+//	footer: 'O', uvarint length, the outcome's key/value strings
+//	index:  'I', uvarint frames, per frame: uvarint offset, first event,
+//	        first step (each as a delta from the previous frame's)
+//	trailer: the index's offset (8 bytes, little endian), "DSTEND\x00\x01"
+//
+// Frames are independent, so a reader that has the index reaches any event
+// by decoding one frame; a trace cut short (a crash while writing) is still
+// read frame by frame up to its last complete frame.
+
+const (
+	magic        = "DSTTRACE"
+	trailerMagic = "DSTEND\x00\x01"
+	trailerSize  = 16
+	// Version is the format version this package writes and reads.
+	Version = 1
+)
+
+// Sentinel errors for bad input; errors from this package wrap them with
+// the offset and, where it applies, the event.
+var (
+	ErrBadMagic  = errors.New("not a trace (bad magic number)")
+	ErrVersion   = errors.New("unsupported trace version")
+	ErrCorrupt   = errors.New("corrupt trace")
+	ErrTruncated = errors.New("truncated trace")
+)
+
+// Header describes the run a trace records: enough to know what it is and
+// to replay it.
+type Header struct {
+	Package   string // import path of the test's package
+	Test      string // the test's name, as -run takes it
+	GoVersion string
+	GOOS      string
+	GOARCH    string
+	Module    string // the module's version, when known
+	Strategy  string
+	Depth     int
+	PCTSteps  int
+	MaxSteps  int
+	Seed      uint64
+	Detail    bool // events carry source locations
+	// Options lists every other option that shaped the run (fault
+	// probabilities, clock faults, the clock's start), as name=value.
+	Options []string
+	// Recording is the run's entropy recording (entropy.Recording's binary
+	// form): replaying it replays the run.
+	Recording []byte
+}
+
+// Outcome is how the run ended.
+type Outcome struct {
+	Kind       string // "pass", or the failure's kind
+	Message    string
+	Report     string // the failure's full report: goroutines, stacks
+	Steps      int64
+	Switches   int64
+	Goroutines int64
+}
+
+// Writer writes a trace to an io.Writer as events come, keeping one frame in
+// memory. It is not safe for concurrent use, and it compresses with zstd
+// without background goroutines.
+type Writer struct {
+	w      io.Writer
+	off    int64
+	enc    *zstd.Encoder
+	cur    *frame
+	events int64
+	index  []frameInfo
+	err    error
+}
+
+type frameInfo struct {
+	off       int64
+	first     int64
+	n         int64
+	firstStep int64
+}
+
+// NewWriter writes the magic, the version and h to w, and returns a Writer
+// for the events.
+func NewWriter(w io.Writer, h *Header) (*Writer, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	tw := &Writer{w: w, enc: enc}
+	b := binary.AppendUvarint([]byte(magic), Version)
+	hb := encodeHeader(h)
+	b = binary.AppendUvarint(b, uint64(len(hb)))
+	b = append(b, hb...)
+	tw.write(b)
+	return tw, tw.err
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(b)
+	w.off += int64(n)
+	if err != nil {
+		w.err = fmt.Errorf("trace: writing at offset %d: %w", w.off, err)
+	}
+}
+
+// Add writes e, compressing a frame whenever one is full.
+func (w *Writer) Add(e *Event) error {
+	if w.cur == nil {
+		w.cur = &frame{first: w.events, firstStep: e.Step, firstTime: e.Time, prevStep: e.Step, prevTime: e.Time}
+	}
+	w.cur.add(e)
+	w.events++
+	if w.cur.n == FrameEvents {
+		w.flush()
+	}
+	return w.err
+}
+
+// AddBuffer writes the events collected in b.
+func (w *Writer) AddBuffer(b *Buffer) error {
+	if b == nil {
+		return w.err
+	}
+	w.flush()
+	for _, f := range b.frames {
+		f.first = w.events
+		w.cur = f
+		w.events += int64(f.n)
+		w.flush()
+	}
+	return w.err
+}
+
+func (w *Writer) flush() {
+	f := w.cur
+	w.cur = nil
+	if f == nil || f.n == 0 {
+		return
+	}
+	raw := f.payload()
+	comp := w.enc.EncodeAll(raw, nil)
+	b := []byte{'F'}
+	b = binary.AppendUvarint(b, uint64(f.first))
+	b = binary.AppendUvarint(b, uint64(f.n))
+	b = binary.AppendUvarint(b, uint64(f.firstStep))
+	b = binary.AppendVarint(b, f.firstTime)
+	b = binary.AppendUvarint(b, uint64(len(raw)))
+	b = binary.AppendUvarint(b, uint64(len(comp)))
+	w.index = append(w.index, frameInfo{off: w.off, first: f.first, n: int64(f.n), firstStep: f.firstStep})
+	b = append(b, comp...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(comp))
+	w.write(b)
+}
+
+// Close writes the last frame, the outcome, the index and the trailer, and
+// releases the compressor. It does not close the underlying writer.
+func (w *Writer) Close(o *Outcome) error {
+	defer w.enc.Close()
+	w.flush()
+	ob := encodeOutcome(o)
+	b := []byte{'O'}
+	b = binary.AppendUvarint(b, uint64(len(ob)))
+	b = append(b, ob...)
+	w.write(b)
+	indexOff := w.off
+	b = []byte{'I'}
+	b = binary.AppendUvarint(b, uint64(len(w.index)))
+	var prev frameInfo
+	for _, fi := range w.index {
+		b = binary.AppendUvarint(b, uint64(fi.off-prev.off))
+		b = binary.AppendUvarint(b, uint64(fi.first-prev.first))
+		b = binary.AppendUvarint(b, uint64(fi.firstStep-prev.firstStep))
+		prev = fi
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(indexOff))
+	b = append(b, trailerMagic...)
+	w.write(b)
+	return w.err
+}
+
+// Write writes a whole trace: h, the events collected in b, and o.
+func Write(out io.Writer, h *Header, b *Buffer, o *Outcome) error {
+	w, err := NewWriter(out, h)
+	if err != nil {
+		return err
+	}
+	if err := w.AddBuffer(b); err != nil {
+		w.enc.Close()
+		return err
+	}
+	return w.Close(o)
+}
+
+// Key/value encoding of the header and the footer.
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func (h *Header) pairs() [][2]string {
+	p := [][2]string{
+		{"package", h.Package}, {"test", h.Test}, {"go", h.GoVersion}, {"goos", h.GOOS},
+		{"goarch", h.GOARCH}, {"module", h.Module}, {"strategy", h.Strategy},
+		{"depth", fmt.Sprint(h.Depth)}, {"pctsteps", fmt.Sprint(h.PCTSteps)},
+		{"maxsteps", fmt.Sprint(h.MaxSteps)}, {"seed", fmt.Sprintf("%#x", h.Seed)},
+		{"detail", fmt.Sprint(h.Detail)},
+	}
+	opts := slices.Clone(h.Options)
+	slices.Sort(opts)
+	for _, o := range opts {
+		p = append(p, [2]string{"option", o})
+	}
+	return p
+}
+
+func encodeHeader(h *Header) []byte {
+	p := h.pairs()
+	b := binary.AppendUvarint(nil, uint64(len(p)))
+	for _, kv := range p {
+		b = appendString(appendString(b, kv[0]), kv[1])
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.Recording)))
+	return append(b, h.Recording...)
+}
+
+func encodeOutcome(o *Outcome) []byte {
+	if o == nil {
+		o = &Outcome{Kind: "pass"}
+	}
+	p := [][2]string{
+		{"kind", o.Kind}, {"message", o.Message}, {"report", o.Report},
+		{"steps", fmt.Sprint(o.Steps)}, {"switches", fmt.Sprint(o.Switches)},
+		{"goroutines", fmt.Sprint(o.Goroutines)},
+	}
+	b := binary.AppendUvarint(nil, uint64(len(p)))
+	for _, kv := range p {
+		b = appendString(appendString(b, kv[0]), kv[1])
+	}
+	return b
+}

@@ -1,0 +1,594 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// maxFrameBytes bounds a frame's sizes, so a corrupt length cannot make the
+// reader allocate without limit.
+const maxFrameBytes = 256 << 20
+
+// Reader reads a trace. With the trace's index it reaches any event by
+// decoding the one frame that holds it; a trace without an index (cut short
+// while being written) is read frame by frame up to its last complete
+// frame, and Truncated says so.
+type Reader struct {
+	Header  Header
+	Outcome *Outcome // nil when the trace was cut short before its end
+	// Truncated explains why a trace has no end (nil when it is whole);
+	// Missing is how many bytes after the last complete frame could not be
+	// read.
+	Truncated error
+	Missing   int64
+
+	ra     io.ReaderAt
+	size   int64
+	frames []frameInfo
+	events int64
+	dec    *zstd.Decoder
+	closer io.Closer
+
+	cached    int // index of the decoded frame, -1 when none
+	cachedEvs []Event
+}
+
+// Open reads the header, the footer and the index of the trace in ra, whose
+// size is size.
+func Open(ra io.ReaderAt, size int64) (*Reader, error) {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxFrameBytes))
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	r := &Reader{ra: ra, size: size, dec: dec, cached: -1}
+	if err := r.open(); err != nil {
+		dec.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// OpenFile opens the trace file at path; Close closes the file.
+func OpenFile(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	r, err := Open(f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.closer = f
+	return r, nil
+}
+
+// Close releases the decompressor (and the file, for OpenFile).
+func (r *Reader) Close() error {
+	r.dec.Close()
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// Len is the number of events readable.
+func (r *Reader) Len() int64 { return r.events }
+
+// section reads n bytes at off, or fails with ErrTruncated.
+func (r *Reader) section(off, n int64) ([]byte, error) {
+	if n < 0 || off < 0 || off+n > r.size {
+		return nil, fmt.Errorf("trace: offset %d: %d bytes wanted, %d left: %w", off, n, max(r.size-off, 0), ErrTruncated)
+	}
+	b := make([]byte, n)
+	if _, err := r.ra.ReadAt(b, off); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("trace: reading %d bytes at offset %d: %w", n, off, err)
+	}
+	return b, nil
+}
+
+// cursor decodes varints from a byte slice, remembering its file offset.
+type cursor struct {
+	b   []byte
+	off int64 // file offset of b[0]
+	pos int
+	err error
+}
+
+func (c *cursor) fail(what string, sentinel error) {
+	if c.err == nil {
+		c.err = fmt.Errorf("trace: offset %d: %s: %w", c.off+int64(c.pos), what, sentinel)
+	}
+}
+
+func (c *cursor) uvarint(what string) uint64 {
+	if c.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(c.b[c.pos:])
+	if n <= 0 {
+		c.fail("bad or missing "+what, ErrCorrupt)
+		return 0
+	}
+	c.pos += n
+	return v
+}
+
+func (c *cursor) varint(what string) int64 {
+	if c.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(c.b[c.pos:])
+	if n <= 0 {
+		c.fail("bad or missing "+what, ErrCorrupt)
+		return 0
+	}
+	c.pos += n
+	return v
+}
+
+func (c *cursor) bytes(n uint64, what string) []byte {
+	if c.err != nil {
+		return nil
+	}
+	if n > uint64(len(c.b)-c.pos) {
+		c.fail(fmt.Sprintf("%s of %d bytes runs past the end (%d left)", what, n, len(c.b)-c.pos), ErrCorrupt)
+		return nil
+	}
+	b := c.b[c.pos : c.pos+int(n)]
+	c.pos += int(n)
+	return b
+}
+
+func (c *cursor) str(what string) string { return string(c.bytes(c.uvarint(what+" length"), what)) }
+
+func (r *Reader) open() error {
+	head, err := r.section(0, min(r.size, 64<<10))
+	if err != nil {
+		return err
+	}
+	if len(head) < len(magic) || string(head[:len(magic)]) != magic {
+		if len(head) < len(magic) && bytes.HasPrefix([]byte(magic), head) {
+			return fmt.Errorf("trace: %d bytes, shorter than the magic number: %w", len(head), ErrTruncated)
+		}
+		return fmt.Errorf("trace: offset 0: %w", ErrBadMagic)
+	}
+	c := &cursor{b: head, pos: len(magic)}
+	v := c.uvarint("version")
+	if c.err == nil && v != Version {
+		return fmt.Errorf("trace: offset %d: version %d, this reader supports version %d: %w", len(magic), v, Version, ErrVersion)
+	}
+	hlen := c.uvarint("header length")
+	if c.err != nil {
+		return c.err
+	}
+	hstart := int64(c.pos)
+	hb, err := r.section(hstart, int64(hlen))
+	if err != nil {
+		return fmt.Errorf("trace: header: %w", err)
+	}
+	if err := decodeHeader(&cursor{b: hb, off: hstart}, &r.Header); err != nil {
+		return err
+	}
+	body := hstart + int64(hlen)
+	err = r.readIndex(body)
+	if err == nil {
+		return nil
+	}
+	r.scan(body, err)
+	return nil
+}
+
+// readIndex reads the trailer, the index and the footer.
+func (r *Reader) readIndex(body int64) error {
+	if r.size < body+trailerSize {
+		return fmt.Errorf("trace: no trailer at the end: %w", ErrTruncated)
+	}
+	tb, err := r.section(r.size-trailerSize, trailerSize)
+	if err != nil {
+		return err
+	}
+	if string(tb[8:]) != trailerMagic {
+		return fmt.Errorf("trace: offset %d: no trailer at the end: %w", r.size-trailerSize, ErrTruncated)
+	}
+	ioff := int64(binary.LittleEndian.Uint64(tb))
+	if ioff < body || ioff >= r.size-trailerSize {
+		return fmt.Errorf("trace: offset %d: index offset %d out of range: %w", r.size-trailerSize, ioff, ErrCorrupt)
+	}
+	ib, err := r.section(ioff, r.size-trailerSize-ioff)
+	if err != nil {
+		return err
+	}
+	c := &cursor{b: ib, off: ioff}
+	if ib[0] != 'I' {
+		return fmt.Errorf("trace: offset %d: index marker %q: %w", ioff, ib[0], ErrCorrupt)
+	}
+	c.pos = 1
+	n := c.uvarint("index length")
+	if n > uint64(len(ib)) {
+		return fmt.Errorf("trace: offset %d: index of %d frames in %d bytes: %w", ioff, n, len(ib), ErrCorrupt)
+	}
+	var prev frameInfo
+	frames := make([]frameInfo, 0, n)
+	for i := uint64(0); i < n; i++ {
+		fi := frameInfo{
+			off:       prev.off + int64(c.uvarint("frame offset")),
+			first:     prev.first + int64(c.uvarint("frame first event")),
+			firstStep: prev.firstStep + int64(c.uvarint("frame first step")),
+		}
+		frames = append(frames, fi)
+		prev = fi
+	}
+	if c.err != nil {
+		return c.err
+	}
+	// The footer sits between the last frame and the index: read each
+	// frame's header to know its size and event count, and where it ends.
+	end := body
+	for i := range frames {
+		if frames[i].off != end {
+			return fmt.Errorf("trace: offset %d: index says frame %d starts at %d: %w", end, i, frames[i].off, ErrCorrupt)
+		}
+		h, err := r.frameHeader(end)
+		if err != nil {
+			return err
+		}
+		if h.first != frames[i].first {
+			return fmt.Errorf("trace: offset %d: frame %d starts at event %d, the index says %d: %w", end, i, h.first, frames[i].first, ErrCorrupt)
+		}
+		frames[i].n = h.n
+		end = h.end
+	}
+	if err := r.readFooter(end, ioff); err != nil {
+		return err
+	}
+	r.frames = frames
+	if len(frames) > 0 {
+		last := frames[len(frames)-1]
+		r.events = last.first + last.n
+	}
+	return nil
+}
+
+type frameHead struct {
+	first, n, firstStep, firstTime int64
+	raw, comp                      uint64
+	data                           int64 // offset of the compressed bytes
+	end                            int64 // offset after the CRC
+}
+
+func (r *Reader) frameHeader(off int64) (frameHead, error) {
+	hb, err := r.section(off, min(64, r.size-off))
+	if err != nil {
+		return frameHead{}, err
+	}
+	if len(hb) == 0 || hb[0] != 'F' {
+		return frameHead{}, fmt.Errorf("trace: offset %d: frame marker missing: %w", off, ErrCorrupt)
+	}
+	c := &cursor{b: hb, off: off, pos: 1}
+	h := frameHead{
+		first:     int64(c.uvarint("frame first event")),
+		n:         int64(c.uvarint("frame event count")),
+		firstStep: int64(c.uvarint("frame first step")),
+		firstTime: c.varint("frame first time"),
+		raw:       c.uvarint("frame raw length"),
+		comp:      c.uvarint("frame compressed length"),
+	}
+	if c.err != nil {
+		if off+int64(len(hb)) >= r.size {
+			return h, fmt.Errorf("trace: offset %d: frame header cut short: %w", off, ErrTruncated)
+		}
+		return h, c.err
+	}
+	if h.raw > maxFrameBytes || h.comp > maxFrameBytes || h.n > FrameEvents || h.n <= 0 {
+		return h, fmt.Errorf("trace: offset %d: frame of %d events, %d bytes (%d compressed) exceeds the limits: %w", off, h.n, h.raw, h.comp, ErrCorrupt)
+	}
+	h.data = off + int64(c.pos)
+	h.end = h.data + int64(h.comp) + 4
+	if h.end > r.size {
+		return h, fmt.Errorf("trace: offset %d: frame of %d bytes runs past the end of the file: %w", off, h.end-off, ErrTruncated)
+	}
+	return h, nil
+}
+
+func (r *Reader) readFooter(off, limit int64) error {
+	fb, err := r.section(off, limit-off)
+	if err != nil {
+		return err
+	}
+	if len(fb) == 0 || fb[0] != 'O' {
+		return fmt.Errorf("trace: offset %d: footer marker missing: %w", off, ErrCorrupt)
+	}
+	c := &cursor{b: fb, off: off, pos: 1}
+	ob := c.bytes(c.uvarint("footer length"), "footer")
+	if c.err != nil {
+		return c.err
+	}
+	o := &Outcome{}
+	if err := decodeOutcome(&cursor{b: ob, off: off + int64(c.pos) - int64(len(ob))}, o); err != nil {
+		return err
+	}
+	r.Outcome = o
+	return nil
+}
+
+// scan reads the frames of a trace whose index could not be used (why:
+// indexErr), one after the other, until one is incomplete or corrupt, or
+// the footer comes.
+func (r *Reader) scan(off int64, indexErr error) {
+	r.frames, r.events, r.Outcome = nil, 0, nil
+	for off < r.size {
+		if b, err := r.section(off, 1); err == nil && b[0] == 'O' {
+			// Every frame is there; the outcome may be too, but the index
+			// is missing or damaged.
+			if r.readFooter(off, r.size) == nil {
+				r.Truncated = fmt.Errorf("trace: all %d events and the outcome are readable, but the index is not: %w", r.events, indexErr)
+				return
+			}
+			break
+		}
+		h, err := r.frameHeader(off)
+		if err == nil && h.first != r.events {
+			err = fmt.Errorf("trace: offset %d: frame starts at event %d, want %d: %w", off, h.first, r.events, ErrCorrupt)
+		}
+		if err != nil {
+			r.Missing = r.size - off
+			r.Truncated = fmt.Errorf("trace: cut short after event %d: the %d bytes from offset %d are not a complete frame: %w", r.events, r.Missing, off, err)
+			return
+		}
+		r.frames = append(r.frames, frameInfo{off: off, first: h.first, n: h.n, firstStep: h.firstStep})
+		r.events += h.n
+		off = h.end
+	}
+	r.Missing = r.size - off
+	r.Truncated = fmt.Errorf("trace: cut short after event %d (frame %d): no outcome and no index: %w", r.events, len(r.frames), ErrTruncated)
+}
+
+// frame decodes frame i's events.
+func (r *Reader) frame(i int) ([]Event, error) {
+	if r.cached == i {
+		return r.cachedEvs, nil
+	}
+	fi := r.frames[i]
+	h, err := r.frameHeader(fi.off)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := r.section(h.data, int64(h.comp)+4)
+	if err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(comp[:h.comp]) != binary.LittleEndian.Uint32(comp[h.comp:]) {
+		return nil, fmt.Errorf("trace: offset %d: frame %d (events %d to %d): checksum mismatch: %w", fi.off, i, h.first, h.first+h.n-1, ErrCorrupt)
+	}
+	raw, err := r.dec.DecodeAll(comp[:h.comp], make([]byte, 0, h.raw))
+	if err != nil {
+		return nil, fmt.Errorf("trace: offset %d: frame %d: decompressing: %v: %w", fi.off, i, err, ErrCorrupt)
+	}
+	evs, err := decodeFrame(&cursor{b: raw, off: h.data}, h)
+	if err != nil {
+		return nil, fmt.Errorf("trace: frame %d at offset %d (decompressed): %w", i, fi.off, err)
+	}
+	r.cached, r.cachedEvs = i, evs
+	return evs, nil
+}
+
+// Event returns event i (0-based).
+func (r *Reader) Event(i int64) (Event, error) {
+	if i < 0 || i >= r.events {
+		return Event{}, fmt.Errorf("trace: event %d out of range (%d events)", i, r.events)
+	}
+	f := sort.Search(len(r.frames), func(j int) bool { return r.frames[j].first > i }) - 1
+	evs, err := r.frame(f)
+	if err != nil {
+		return Event{}, err
+	}
+	return evs[i-r.frames[f].first], nil
+}
+
+// SeekStep returns the index of the first event at or after step, or Len()
+// if there is none.
+func (r *Reader) SeekStep(step int64) (int64, error) {
+	f := sort.Search(len(r.frames), func(j int) bool { return r.frames[j].firstStep > step }) - 1
+	f = max(f, 0)
+	for ; f < len(r.frames); f++ {
+		evs, err := r.frame(f)
+		if err != nil {
+			return 0, err
+		}
+		for k, e := range evs {
+			if e.Step >= step {
+				return r.frames[f].first + int64(k), nil
+			}
+		}
+	}
+	return r.events, nil
+}
+
+// All iterates over the events in order, stopping at the first error.
+func (r *Reader) All(yield func(int64, Event, error) bool) {
+	for f := range r.frames {
+		evs, err := r.frame(f)
+		if err != nil {
+			yield(r.frames[f].first, Event{}, err)
+			return
+		}
+		for k, e := range evs {
+			if !yield(r.frames[f].first+int64(k), e, nil) {
+				return
+			}
+		}
+	}
+}
+
+func decodeFrame(c *cursor, h frameHead) ([]Event, error) {
+	nstr := c.uvarint("string count")
+	if nstr > uint64(len(c.b)) {
+		c.fail(fmt.Sprintf("string count %d exceeds the frame", nstr), ErrCorrupt)
+	}
+	strs := make([]string, 0, min(nstr, uint64(len(c.b))))
+	for i := uint64(0); i < nstr && c.err == nil; i++ {
+		strs = append(strs, c.str("string"))
+	}
+	str := func(what string) string {
+		i := c.uvarint(what)
+		if c.err == nil && i >= uint64(len(strs)) {
+			c.fail(fmt.Sprintf("%s refers to string %d of %d", what, i, len(strs)), ErrCorrupt)
+			return ""
+		}
+		if c.err != nil {
+			return ""
+		}
+		return strs[i]
+	}
+	evs := make([]Event, 0, h.n)
+	step, t, g := h.firstStep, h.firstTime, int32(0)
+	for k := int64(0); k < h.n && c.err == nil; k++ {
+		if c.pos >= len(c.b) {
+			return nil, fmt.Errorf("event %d: %d events expected, the frame ends after %d: %w", h.first+k, h.n, k, ErrCorrupt)
+		}
+		hb := c.b[c.pos]
+		c.pos++
+		e := Event{Kind: Kind(hb & kindMask)}
+		if e.Kind == KindInvalid || e.Kind >= numKinds {
+			return nil, fmt.Errorf("event %d at offset %d: unknown kind %d: %w", h.first+k, c.off+int64(c.pos-1), e.Kind, ErrCorrupt)
+		}
+		if hb&flagStep == 0 {
+			step += int64(c.uvarint("step"))
+		}
+		if hb&flagTime == 0 {
+			t += int64(c.uvarint("time"))
+		}
+		if hb&flagSameG == 0 {
+			g = int32(c.uvarint("goroutine"))
+		}
+		e.Step, e.Time, e.G = step, t, g
+		for _, fd := range SpecOf(e.Kind).Fields {
+			switch fd {
+			case FieldOp:
+				if c.pos >= len(c.b) {
+					c.fail("operation", ErrCorrupt)
+					break
+				}
+				e.Op = c.b[c.pos]
+				c.pos++
+			case FieldObj:
+				e.Obj = int32(c.uvarint("object"))
+			case FieldArg:
+				e.Arg = c.varint("argument")
+			case FieldChoice:
+				e.Choice = c.varint("choice")
+			case FieldN:
+				e.N = c.varint("count")
+			case FieldDur:
+				e.Dur = c.varint("duration")
+			case FieldText:
+				e.Text = str("text")
+			}
+		}
+		if hb&flagLoc != 0 {
+			e.Loc.Func = str("function")
+			e.Loc.File = str("file")
+			e.Loc.Line = int(c.uvarint("line"))
+		}
+		if c.err != nil {
+			return nil, fmt.Errorf("event %d: %w", h.first+k, c.err)
+		}
+		evs = append(evs, e)
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.pos != len(c.b) {
+		return nil, fmt.Errorf("offset %d: %d bytes after the last event: %w", c.off+int64(c.pos), len(c.b)-c.pos, ErrCorrupt)
+	}
+	return evs, nil
+}
+
+func decodePairs(c *cursor, what string) [][2]string {
+	n := c.uvarint(what + " field count")
+	if n > uint64(len(c.b)) {
+		c.fail(fmt.Sprintf("%s of %d fields in %d bytes", what, n, len(c.b)), ErrCorrupt)
+		return nil
+	}
+	var p [][2]string
+	for i := uint64(0); i < n && c.err == nil; i++ {
+		k := c.str(what + " key")
+		v := c.str(what + " value")
+		p = append(p, [2]string{k, v})
+	}
+	return p
+}
+
+func decodeHeader(c *cursor, h *Header) error {
+	for _, kv := range decodePairs(c, "header") {
+		v := kv[1]
+		switch kv[0] {
+		case "package":
+			h.Package = v
+		case "test":
+			h.Test = v
+		case "go":
+			h.GoVersion = v
+		case "goos":
+			h.GOOS = v
+		case "goarch":
+			h.GOARCH = v
+		case "module":
+			h.Module = v
+		case "strategy":
+			h.Strategy = v
+		case "depth":
+			h.Depth, _ = strconv.Atoi(v)
+		case "pctsteps":
+			h.PCTSteps, _ = strconv.Atoi(v)
+		case "maxsteps":
+			h.MaxSteps, _ = strconv.Atoi(v)
+		case "seed":
+			h.Seed, _ = strconv.ParseUint(v, 0, 64)
+		case "detail":
+			h.Detail = v == "true"
+		case "option":
+			h.Options = append(h.Options, v)
+		}
+	}
+	h.Recording = c.bytes(c.uvarint("recording length"), "recording")
+	if c.err == nil && c.pos != len(c.b) {
+		c.fail("bytes after the header", ErrCorrupt)
+	}
+	return c.err
+}
+
+func decodeOutcome(c *cursor, o *Outcome) error {
+	for _, kv := range decodePairs(c, "outcome") {
+		v := kv[1]
+		switch kv[0] {
+		case "kind":
+			o.Kind = v
+		case "message":
+			o.Message = v
+		case "report":
+			o.Report = v
+		case "steps":
+			o.Steps, _ = strconv.ParseInt(v, 10, 64)
+		case "switches":
+			o.Switches, _ = strconv.ParseInt(v, 10, 64)
+		case "goroutines":
+			o.Goroutines, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return c.err
+}

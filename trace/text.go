@@ -1,0 +1,105 @@
+package trace
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Format returns the text form of e, one line:
+//
+//	step g  time  kind fields...  at file:line (function)
+//
+// labels names objects by id (from KindObject events); objects without a
+// label print as "obj#N".
+func (e *Event) Format(labels map[int32]string) string {
+	var b strings.Builder
+	spec := SpecOf(e.Kind)
+	fmt.Fprintf(&b, "%d g%d %s %s", e.Step, e.G, formatTime(e.Time), spec.Name)
+	for _, f := range spec.Fields {
+		switch f {
+		case FieldOp:
+			b.WriteString(" " + OpName(e.Op))
+		case FieldObj:
+			if l, ok := labels[e.Obj]; ok && e.Kind != KindObject {
+				b.WriteString(" " + l)
+			} else {
+				fmt.Fprintf(&b, " obj#%d", e.Obj)
+			}
+		case FieldArg:
+			fmt.Fprintf(&b, " %s=%d", spec.ArgName, e.Arg)
+		case FieldChoice:
+			fmt.Fprintf(&b, " choice=%d", e.Choice)
+		case FieldN:
+			fmt.Fprintf(&b, " of=%d", e.N)
+		case FieldDur:
+			fmt.Fprintf(&b, " after=%v", time.Duration(e.Dur))
+		case FieldText:
+			fmt.Fprintf(&b, " %q", e.Text)
+		}
+	}
+	if e.Loc.File != "" {
+		fmt.Fprintf(&b, " at %s:%d (%s)", filepath.Base(e.Loc.File), e.Loc.Line, shortFunc(e.Loc.Func))
+	}
+	return b.String()
+}
+
+func formatTime(ns int64) string { return "+" + time.Duration(ns).String() }
+
+func shortFunc(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
+
+// WriteText writes the trace in its text form: the header as "# key: value"
+// lines, one line per event, then the outcome. A truncated trace says how
+// it ends.
+func (r *Reader) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, kv := range r.Header.pairs() {
+		if kv[1] != "" {
+			fmt.Fprintf(bw, "# %s: %s\n", kv[0], kv[1])
+		}
+	}
+	fmt.Fprintf(bw, "# events: %d\n", r.Len())
+	labels := map[int32]string{}
+	var err error
+	r.All(func(_ int64, e Event, e2 error) bool {
+		if e2 != nil {
+			err = e2
+			return false
+		}
+		if e.Kind == KindObject {
+			labels[e.Obj] = e.Text
+		}
+		fmt.Fprintln(bw, e.Format(labels))
+		return true
+	})
+	switch {
+	case err != nil:
+		fmt.Fprintf(bw, "# error: %v\n", err)
+	case r.Outcome != nil:
+		fmt.Fprintf(bw, "# outcome: %s\n", r.Outcome.Kind)
+		if r.Outcome.Message != "" {
+			fmt.Fprintf(bw, "# message: %s\n", firstLine(r.Outcome.Message))
+		}
+		fmt.Fprintf(bw, "# steps: %d, switches: %d, goroutines: %d\n", r.Outcome.Steps, r.Outcome.Switches, r.Outcome.Goroutines)
+	}
+	if r.Truncated != nil {
+		fmt.Fprintf(bw, "# truncated: %v\n", r.Truncated)
+	}
+	if e := bw.Flush(); err == nil {
+		err = e
+	}
+	return err
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
