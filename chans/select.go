@@ -104,6 +104,7 @@ func selectRun(g *engine.G, cases []Case) int {
 		if len(ready) > 1 {
 			i = ready[g.Source().At(keySelect).Choice(len(ready))]
 		}
+		g.TraceSelect(i, len(ready))
 		cases[i].commit()
 		return i
 	}
@@ -119,6 +120,7 @@ func selectRun(g *engine.G, cases []Case) int {
 	g.Block(engine.OpSelect, waitingOn(cases))
 	// Another goroutine completed case s.fired and marked the others stale;
 	// they are dropped from their queues as they are met.
+	g.TraceSelect(s.fired, 0) // 0 ready: it waited, and another goroutine chose
 	cases[s.fired].(afterBlock).finish()
 	return s.fired
 }

@@ -320,7 +320,9 @@ func child(t *testing.T, dir, mode string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DST_CHILD="+mode)
+	// Each child saves failures in a directory of its own: not in the
+	// repository, and not where the next child would replay them.
+	cmd.Env = append(os.Environ(), "DST_CHILD="+mode, "DST_DIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// Start is where the virtual clock starts (package vtime). Default
 	// 2000-01-01T00:00:00Z.
 	Start time.Time
+	// Record keeps every run's events in Result.Trace (a failing run's
+	// re-execution records them in any case).
+	Record bool
 	// ClockFaults, when set, make virtual timers fire late and the clock
 	// jump forward, with the given probabilities and bounds, drawn from the
 	// entropy. Default: none.
@@ -86,6 +89,8 @@ var flags struct {
 	maxSteps int
 	watchdog time.Duration
 	replay   string
+	trace    string
+	dir      string
 	verbose  bool
 }
 
@@ -99,6 +104,8 @@ func init() {
 	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: livelock bound in scheduling points (default 100000)")
 	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s)")
 	flag.StringVar(&flags.replay, "dst.replay", "", "sched: replay a recording given by its handle")
+	flag.StringVar(&flags.trace, "dst.trace", "", "sched: replay the trace file `path` and report any divergence")
+	flag.StringVar(&flags.dir, "dst.dir", "", "sched: where failing tests save their traces (default testdata/dst, or $DST_DIR; off to disable)")
 	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/trace"
 )
 
 // Result is what one execution of a body under the scheduler did.
@@ -33,6 +34,9 @@ type Result struct {
 	// Recording is every value drawn from the entropy during the run;
 	// Options.Recording replays it.
 	Recording *entropy.Recording
+	// Trace is the run's events, when they were recorded (Options.Record,
+	// or a failing run's re-execution).
+	Trace *trace.Buffer
 }
 
 // FailureKind classifies a failed run.
@@ -110,9 +114,9 @@ func (o Options) schedule(i int, base uint64, pctHint int) schedule {
 // recordings are dropped, so their buffers can serve the next run.
 var sources = sync.Pool{New: func() any { return entropy.New(0) }}
 
-// execute runs body once. detail turns source locations on. The recording
-// is the run's own copy.
-func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording) {
+// execute runs body once. detail turns source locations on, and with
+// o.Record it records the run's events. The recording is the run's own copy.
+func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording, *trace.Buffer) {
 	var src *entropy.Source
 	if s.rec != nil {
 		src = entropy.Replay(s.rec)
@@ -138,6 +142,9 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 		Start:            o.Start,
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 	}
+	if detail || o.Record {
+		cfg.Trace = &trace.Buffer{}
+	}
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
@@ -147,21 +154,21 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 		// sources no goroutine can touch again are reused.
 		sources.Put(src)
 	}
-	return out, rec
+	return out, rec, cfg.Trace
 }
 
 // run executes the schedule and, if it fails, re-executes it from its
-// recording with source locations on. The second result is a note when the
-// re-execution did not fail the same way.
+// recording with source locations on and its events recorded. The second
+// result is a note when the re-execution did not fail the same way.
 func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
-	out, rec := s.execute(o, name, tb, body, false)
+	out, rec, buf := s.execute(o, name, tb, body, false)
 	note := ""
 	if f := out.Failure; f != nil && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
 		again := s
 		again.rec = rec
-		out2, _ := again.execute(o, name, tb, body, true)
+		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
-			out = out2
+			out, buf = out2, buf2
 		} else {
 			got := "passed"
 			if out2.Failure != nil {
@@ -173,6 +180,11 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 				got)
 		}
 	}
+	return s.result(out, rec, buf), note
+}
+
+// result is what the caller sees of a run.
+func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buffer) *Result {
 	res := &Result{
 		Seed:       s.seed,
 		Strategy:   s.strategy.String(),
@@ -183,6 +195,7 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 		Goroutines: out.Goroutines,
 		Logs:       out.Logs,
 		Recording:  rec,
+		Trace:      buf,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))
@@ -195,7 +208,7 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 			report:    f.Report(),
 		}
 	}
-	return res, note
+	return res
 }
 
 // describe is the schedule in words, for reports.

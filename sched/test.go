@@ -3,6 +3,7 @@ package sched
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/trace"
 )
 
 // Test explores body under the scheduler with the default options, as
@@ -40,12 +42,20 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if flags.trace != "" {
+		replayForTest(t, flags.trace, body, true)
+		return
+	}
+	for _, path := range savedFailures(t.Name()) {
+		replayForTest(t, path, body, false)
+	}
 	var logf func(string, ...any)
 	if flags.verbose {
 		logf = t.Logf
 	}
 	x := explore(o, t.Name(), t, body, logf)
 	if x.res.Failure != nil {
+		x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
 		t.Fatal(failureReport(t.Name(), o, x))
 		return
 	}
@@ -79,6 +89,8 @@ type exploration struct {
 	res     *Result
 	note    string
 	elapsed time.Duration
+	saved   string // where the failure's trace was saved
+	saveErr error
 }
 
 // explore runs schedules until one fails or the budget is spent. logf, when
@@ -139,7 +151,72 @@ func failureReport(name string, o Options, x exploration) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
+	switch {
+	case x.saved != "":
+		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\n", x.saved, traceLine(name, x.saved))
+	case x.saveErr != nil:
+		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)
+	}
 	return b.String()
+}
+
+// traceLine is a go test command that replays the trace file.
+func traceLine(name, file string) string {
+	args := []string{"go", "test"}
+	if engine.RaceEnabled {
+		args = append(args, "-race")
+	}
+	return strings.Join(append(args, packageDir(), "-run", shellQuote(runPattern(name)), "-dst.trace="+file), " ")
+}
+
+// saveFailure writes the failing schedule's trace under the test's directory
+// of saved failures, so the next go test replays it first.
+func saveFailure(name string, o Options, x exploration, body func(*T)) (string, error) {
+	dir := saveDir()
+	if dir == "off" || x.res.Trace == nil {
+		return "", nil
+	}
+	id := fmt.Sprintf("%#x", x.s.seed)
+	if x.s.rec != nil {
+		id = "replay"
+	}
+	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"), id))
+	h := x.s.header(o, name, body, x.res.Recording, true)
+	if err := writeTrace(file, h, x.res); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+// replayForTest replays a trace file in test t. A saved failure that still
+// fails fails t; one that passes is reported and left for the user to
+// delete. given says the file was named by -dst.trace: then passing is
+// reported too, and the exploration does not follow.
+func replayForTest(t *testing.T, path string, body func(*T), given bool) {
+	t.Helper()
+	res, err := replayFile(path, t.Name(), t, body)
+	var d *trace.Divergence
+	switch {
+	case err != nil && !errors.As(err, &d):
+		t.Fatalf("sched: replaying %s: %v", path, err)
+	case res.Failure != nil:
+		var b strings.Builder
+		fmt.Fprintf(&b, "sched: %s (replaying %s: %s)\n", res.Failure.Kind, path, res.Strategy)
+		if d != nil {
+			fmt.Fprintf(&b, "note: %v\n", d)
+		}
+		fmt.Fprintf(&b, "\n%s\n\nreplay it:\n  %s\n", res.Failure.Error(), traceLine(t.Name(), path))
+		if !given {
+			fmt.Fprintf(&b, "(a saved failure: delete %s once it is fixed)\n", path)
+		}
+		t.Fatal(b.String())
+	case d != nil:
+		t.Logf("sched: %s no longer fails, but it ran differently from its recording: %v", path, d)
+	case given:
+		t.Logf("sched: %s replays exactly and passes", path)
+	default:
+		t.Logf("sched: the saved failure %s no longer fails; delete it if the bug is fixed", path)
+	}
 }
 
 // reproduceLine is a go test command that runs exactly schedule s of test

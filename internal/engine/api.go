@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/trace"
 )
 
 // Go starts f as a new managed goroutine of g's run. The spawn is a
@@ -48,7 +49,16 @@ func (g *G) Fault(name string) bool {
 		return false
 	}
 	g.Point(OpFault, nil)
-	if !r.src.At(entropy.KeyOf(name) ^ faultSalt).Bool(p) {
+	fired := r.src.At(entropy.KeyOf(name) ^ faultSalt).Bool(p)
+	if r.tr != nil {
+		e := r.event(trace.KindFault, g)
+		e.Text = name
+		if fired {
+			e.Arg = 1
+		}
+		r.record(e)
+	}
+	if !fired {
 		return false
 	}
 	r.faults = append(r.faults, FaultEvent{Name: name, Step: r.steps, G: g.ID})
@@ -69,7 +79,25 @@ func (g *G) Source() *entropy.Source { return g.run.src }
 //
 //go:norace
 func (g *G) Log(s string) {
-	g.run.logs = append(g.run.logs, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
+	r := g.run
+	r.logs = append(r.logs, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
+	if r.tr != nil {
+		e := r.event(trace.KindLog, g)
+		e.Text = s
+		r.record(e)
+	}
+}
+
+// TraceSelect records that g's select chose case chosen among n ready ones.
+//
+//go:norace
+func (g *G) TraceSelect(chosen, n int) {
+	r := g.run
+	if r.tr != nil {
+		e := r.event(trace.KindSelect, g)
+		e.Arg, e.N = int64(chosen), int64(n)
+		r.record(e)
+	}
 }
 
 // Error records a test failure; the run goes on and fails when it ends. In

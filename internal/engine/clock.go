@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/trace"
 )
 
 // Virtual time. A run's clock starts at Config.Start and moves only when no
@@ -39,6 +40,7 @@ const idleAdvanceLimit = 10_000
 
 // Timer is a virtual timer of a run.
 type Timer struct {
+	id int64
 	// Data is for the fire function: it is a plain function of the timer,
 	// not a closure, because it runs in whichever goroutine advanced the
 	// clock, and a closure's captured variables read there would be
@@ -61,7 +63,8 @@ type Timer struct {
 //
 //go:norace
 func (g *G) NewTimer(fire func(t *Timer, now time.Time), data any) *Timer {
-	t := &Timer{run: g.run, index: -1, fire: fire, Data: data}
+	g.run.ntimers++
+	t := &Timer{run: g.run, index: -1, fire: fire, Data: data, id: g.run.ntimers}
 	if g.run.cfg.Detail {
 		t.spawnAt = callerLoc()
 	}
@@ -99,6 +102,11 @@ func (t *Timer) Arm(d time.Duration) bool {
 	r.timerSeq++
 	t.when, t.seq = r.now+d, r.timerSeq
 	r.pushTimer(t)
+	if r.tr != nil {
+		e := r.event(trace.KindTimerSet, r.waker())
+		e.Arg, e.Dur = t.id, int64(d)
+		r.record(e)
+	}
 	return was
 }
 
@@ -249,13 +257,20 @@ func (r *Run) fireDue() {
 			due[i] = due[len(due)-1]
 			due = due[:len(due)-1]
 			now := r.cfg.Start.Add(t.when)
+			if r.tr != nil {
+				e := r.event(trace.KindTimerFire, nil)
+				e.Arg = t.id
+				r.record(e)
+			}
 			if t.period > 0 {
 				t.when += t.period
 				r.timerSeq++
 				t.seq = r.timerSeq
 				r.pushTimer(t)
 			}
+			r.firing = true
 			t.fire(t, now)
+			r.firing = false
 		}
 	}
 }
@@ -295,6 +310,9 @@ func (r *Run) advance() bool {
 	}
 	if next > r.now {
 		r.now = next
+	}
+	if r.tr != nil {
+		r.record(r.event(trace.KindClock, nil))
 	}
 	r.fireDue()
 	return true

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dstgo/dst/trace"
+)
 
 // Obj is the header every shim embeds: which run the object belongs to and
 // its run-local identity. The zero value is unbound. An object is bound to a
@@ -39,6 +43,11 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 	}
 	r.nobj++
 	*o = Obj{run: r, id: r.nobj, kind: k, label: o.label}
+	if r.tr != nil {
+		e := r.event(trace.KindObject, g)
+		e.Obj, e.Text = o.id, o.String()
+		r.record(e)
+	}
 	return true
 }
 

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/dstgo/dst/trace"
+
 // Op names what a managed goroutine does at a scheduling point, or what it is
 // blocked in.
 type Op uint8
@@ -35,42 +37,8 @@ const (
 	numOps
 )
 
-var opNames = [numOps]string{
-	OpNone:          "none",
-	OpStart:         "start",
-	OpGo:            "Go",
-	OpExit:          "exit",
-	OpYield:         "Yield",
-	OpLock:          "Lock",
-	OpUnlock:        "Unlock",
-	OpTryLock:       "TryLock",
-	OpRLock:         "RLock",
-	OpRUnlock:       "RUnlock",
-	OpTryRLock:      "TryRLock",
-	OpWaitGroupAdd:  "Add",
-	OpWaitGroupWait: "Wait",
-	OpCondWait:      "Wait",
-	OpCondSignal:    "Signal",
-	OpCondBroadcast: "Broadcast",
-	OpOnce:          "Do",
-	OpAtomic:        "atomic",
-	OpFault:         "fault",
-	OpSleep:         "Sleep",
-	OpSend:          "Send",
-	OpRecv:          "Recv",
-	OpClose:         "Close",
-	OpSelect:        "Select",
-	OpLen:           "Len",
-	OpTimer:         "timer",
-	OpContext:       "Done",
-}
-
-func (op Op) String() string {
-	if op < numOps {
-		return opNames[op]
-	}
-	return "op?"
-}
+// String names op; the names live in package trace, whose events carry ops.
+func (op Op) String() string { return trace.OpName(uint8(op)) }
 
 // ObjKind names the type of a synchronisation object, for reports.
 type ObjKind uint8

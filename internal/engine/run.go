@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/trace"
 	"github.com/petermattis/goid"
 )
 
@@ -32,6 +33,8 @@ type Config struct {
 	FaultProbability float64            // for fault names not in Faults
 	Start            time.Time          // the virtual clock's start; zero means DefaultStart
 	ClockFaults      ClockFaults
+	// Trace, when not nil, receives every event of the run.
+	Trace *trace.Buffer
 }
 
 // Outcome is what a run did and how it ended.
@@ -126,6 +129,13 @@ type Run struct {
 	gone       chan struct{} // closed when the running goroutine of an abandoned run exits
 	goneOnce   sync.Once
 
+	// Tracing.
+	tr      *trace.Buffer
+	ev      trace.Event // scratch, so recording allocates nothing per event
+	choice  int64       // the last pick: index among the runnable goroutines
+	ntimers int64
+	firing  bool // timers are firing: events belong to the scheduler
+
 	// PCT state.
 	changes    []int
 	nextChange int
@@ -139,7 +149,7 @@ type Run struct {
 // Execute runs body as goroutine 1 of a new run and returns when the run has
 // ended and every goroutine it left behind has been torn down.
 func Execute(cfg Config, body func()) *Outcome {
-	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), gone: make(chan struct{})}
+	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), gone: make(chan struct{}), tr: cfg.Trace}
 	if r.src == nil {
 		r.src = entropy.New(0)
 	}
@@ -212,6 +222,11 @@ func (r *Run) newG(parent *G) *G {
 	r.live++
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
+	if r.tr != nil {
+		e := r.event(trace.KindSpawn, parent)
+		e.Arg = int64(g.ID)
+		r.record(e)
+	}
 	return g
 }
 
@@ -253,6 +268,9 @@ func (r *Run) park(g *G) {
 
 //go:norace
 func (r *Run) switchTo(from, to *G) {
+	if r.tr != nil {
+		r.recordSwitch(from, to)
+	}
 	r.cur = to
 	r.switches++
 	semrelease(&to.sema, false, 1)
@@ -295,6 +313,9 @@ func (g *G) Point(op Op, o *Obj) {
 	if r.cfg.Detail {
 		g.at = callerLoc()
 	}
+	if r.tr != nil {
+		r.recordOp(trace.KindOp, g, op, o)
+	}
 	if r.steps > r.cfg.MaxSteps {
 		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
 			"livelock: the run reached the step bound of %d scheduling points without finishing "+
@@ -326,6 +347,9 @@ func (g *G) block(op Op, o *Obj) {
 	r.progress++
 	g.state = gBlocked
 	g.op, g.obj = op, o
+	if r.tr != nil {
+		r.recordOp(trace.KindBlock, g, op, o)
+	}
 	r.removeRunnable(g)
 	for len(r.runnable) == 0 && r.advance() {
 	}
@@ -345,6 +369,11 @@ func (r *Run) wake(g *G) {
 	}
 	g.state = gRunnable
 	r.idleAdvances = 0
+	if r.tr != nil {
+		e := r.event(trace.KindWake, r.waker())
+		e.Arg = int64(g.ID)
+		r.record(e)
+	}
 	i := len(r.runnable)
 	r.runnable = append(r.runnable, g)
 	for i > 0 && r.runnable[i-1].ID > g.ID {
@@ -357,6 +386,53 @@ func (r *Run) wake(g *G) {
 //go:norace
 func (r *Run) removeRunnable(g *G) {
 	r.runnable = remove(r.runnable, g)
+}
+
+// event returns the scratch event, set for kind k by goroutine g (nil: the
+// scheduler itself, as when a timer fires) at the current step and time.
+//
+//go:norace
+func (r *Run) event(k trace.Kind, g *G) *trace.Event {
+	e := &r.ev
+	*e = trace.Event{Kind: k, Step: int64(r.steps), Time: int64(r.now)}
+	if g != nil {
+		e.G = int32(g.ID)
+	}
+	return e
+}
+
+//go:norace
+func (r *Run) record(e *trace.Event) { r.tr.Add(e) }
+
+//go:norace
+func (r *Run) recordOp(k trace.Kind, g *G, op Op, o *Obj) {
+	e := r.event(k, g)
+	e.Op = uint8(op)
+	if o != nil {
+		e.Obj = o.id
+	}
+	if g.at != nil {
+		e.Loc = trace.Location{Func: g.at.Func, File: g.at.File, Line: g.at.Line}
+	}
+	r.record(e)
+}
+
+//go:norace
+func (r *Run) recordSwitch(from, to *G) {
+	e := r.event(trace.KindSwitch, from)
+	e.Arg, e.Choice, e.N = int64(to.ID), r.choice, int64(len(r.runnable))
+	r.record(e)
+}
+
+// waker is the goroutine on whose behalf a wake happens: the running one,
+// or nil while timers fire between two decisions.
+//
+//go:norace
+func (r *Run) waker() *G {
+	if r.firing {
+		return nil
+	}
+	return r.cur
 }
 
 // remove deletes x from s, keeping the order. It moves elements one by one:
@@ -446,6 +522,14 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.progress++
 	g.state = gExited
 	g.op, g.obj = OpExit, nil
+	if r.tr != nil {
+		if p != nil {
+			e := r.event(trace.KindPanic, g)
+			e.Text = fmt.Sprint(p)
+			r.record(e)
+		}
+		r.record(r.event(trace.KindExit, g))
+	}
 	r.removeRunnable(g)
 	r.live--
 	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
@@ -478,6 +562,9 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		return
 	}
 	next := r.pick(nil, false)
+	if r.tr != nil {
+		r.recordSwitch(g, next)
+	}
 	r.cur = next
 	r.switches++
 	semrelease(&next.sema, false, 1)

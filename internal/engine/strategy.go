@@ -94,10 +94,11 @@ func (r *Run) demote(g *G) {
 //go:norace
 func (r *Run) pick(cur *G, yield bool) *G {
 	if r.cfg.Strategy != PCT {
-		if len(r.runnable) == 1 {
-			return r.runnable[0]
+		r.choice = 0
+		if len(r.runnable) > 1 {
+			r.choice = int64(r.src.At(keyPick).Choice(len(r.runnable)))
 		}
-		return r.runnable[r.src.At(keyPick).Choice(len(r.runnable))]
+		return r.runnable[r.choice]
 	}
 	if cur != nil && yield {
 		r.demote(cur)
@@ -118,11 +119,12 @@ func (r *Run) pick(cur *G, yield bool) *G {
 
 //go:norace
 func (r *Run) highest() *G {
-	best := r.runnable[0]
-	for _, g := range r.runnable[1:] {
+	best, at := r.runnable[0], 0
+	for i, g := range r.runnable[1:] {
 		if g.prio > best.prio {
-			best = g
+			best, at = g, i+1
 		}
 	}
+	r.choice = int64(at)
 	return best
 }

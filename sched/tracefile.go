@@ -1,0 +1,244 @@
+package sched
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/trace"
+)
+
+// Saved failures: a failing test writes its trace under
+// testdata/dst/<TestName>/, and the next go test replays the traces saved
+// for the test before exploring.
+
+// defaultDir is where failures are saved, relative to the package.
+const defaultDir = "testdata/dst"
+
+// saveDir is where this process saves failures: -dst.dir, else $DST_DIR,
+// else testdata/dst; "off" disables saving and replaying saved failures.
+func saveDir() string {
+	if flags.dir != "" {
+		return flags.dir
+	}
+	if d := os.Getenv("DST_DIR"); d != "" {
+		return d
+	}
+	return defaultDir
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.=+-]`)
+
+// testDir is the directory of a test's saved failures; subtests nest.
+func testDir(dir, name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = unsafeChars.ReplaceAllString(p, "_")
+	}
+	return filepath.Join(append([]string{dir}, parts...)...)
+}
+
+// header describes schedule s of the test name for a trace.
+func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Recording, detail bool) *trace.Header {
+	h := &trace.Header{
+		Package:   bodyPackage(body),
+		Test:      name,
+		GoVersion: runtime.Version(),
+		GOOS:      runtime.GOOS,
+		GOARCH:    runtime.GOARCH,
+		Strategy:  s.strategy.String(),
+		Depth:     s.depth,
+		PCTSteps:  s.pctSteps,
+		MaxSteps:  o.MaxSteps,
+		Seed:      s.seed,
+		Detail:    detail,
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		h.Module = bi.Main.Path + "@" + bi.Main.Version
+	}
+	for name, p := range o.Faults {
+		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
+	}
+	if o.FaultProbability != 0 {
+		h.Options = append(h.Options, fmt.Sprintf("faultprobability=%v", o.FaultProbability))
+	}
+	if !o.Start.IsZero() {
+		h.Options = append(h.Options, "start="+o.Start.Format(time.RFC3339Nano))
+	}
+	if f := o.ClockFaults; f != (ClockFaults{}) {
+		h.Options = append(h.Options, fmt.Sprintf("clock.late=%v,%v", f.LateProbability, f.MaxLate),
+			fmt.Sprintf("clock.jump=%v,%v", f.JumpProbability, f.MaxJump))
+	}
+	slices.Sort(h.Options)
+	if rec != nil {
+		h.Recording, _ = rec.MarshalBinary()
+	}
+	return h
+}
+
+// bodyPackage guesses the import path of the package that wrote body.
+func bodyPackage(body func(*T)) string {
+	f := runtime.FuncForPC(reflect.ValueOf(body).Pointer())
+	if f == nil {
+		return ""
+	}
+	name := f.Name() // "example.com/pkg_test.TestX.func1"
+	slash := strings.LastIndexByte(name, '/')
+	if dot := strings.IndexByte(name[slash+1:], '.'); dot >= 0 {
+		return name[:slash+1+dot]
+	}
+	return name
+}
+
+// fromHeader is the options and the schedule a trace records.
+func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
+	rec := &entropy.Recording{}
+	if err := rec.UnmarshalBinary(h.Recording); err != nil {
+		return o, schedule{}, fmt.Errorf("sched: the trace's recording: %w", err)
+	}
+	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
+	switch h.Strategy {
+	case "random":
+		s.strategy = engine.Random
+	case "pct":
+		s.strategy = engine.PCT
+	default:
+		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)
+	}
+	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
+	for _, opt := range h.Options {
+		k, v, _ := strings.Cut(opt, "=")
+		var err error
+		switch {
+		case strings.HasPrefix(k, "fault."):
+			if o.Faults == nil {
+				o.Faults = map[string]float64{}
+			}
+			o.Faults[strings.TrimPrefix(k, "fault.")], err = strconv.ParseFloat(v, 64)
+		case k == "faultprobability":
+			o.FaultProbability, err = strconv.ParseFloat(v, 64)
+		case k == "start":
+			o.Start, err = time.Parse(time.RFC3339Nano, v)
+		case k == "clock.late":
+			o.ClockFaults.LateProbability, o.ClockFaults.MaxLate, err = probAndBound(v)
+		case k == "clock.jump":
+			o.ClockFaults.JumpProbability, o.ClockFaults.MaxJump, err = probAndBound(v)
+		}
+		if err != nil {
+			return o, s, fmt.Errorf("sched: the trace's option %q: %w", opt, err)
+		}
+	}
+	return o, s, nil
+}
+
+// probAndBound parses "p,duration" as written by header.
+func probAndBound(v string) (float64, time.Duration, error) {
+	ps, ds, _ := strings.Cut(v, ",")
+	p, err := strconv.ParseFloat(ps, 64)
+	if err != nil {
+		return 0, 0, err
+	}
+	d, err := time.ParseDuration(ds)
+	return p, d, err
+}
+
+// outcomeOf summarizes res for a trace's footer.
+func outcomeOf(res *Result) *trace.Outcome {
+	o := &trace.Outcome{Kind: "pass", Steps: int64(res.Steps), Switches: int64(res.Switches), Goroutines: int64(res.Goroutines)}
+	if f := res.Failure; f != nil {
+		o.Kind, o.Message, o.Report = string(f.Kind), f.Message, f.Error()
+	}
+	return o
+}
+
+// writeTrace saves res's trace as file (atomically: a temporary file in the
+// same directory, renamed).
+func writeTrace(file string, h *trace.Header, res *Result) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*.trace")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
+	if err := trace.Write(tmp, h, res.Trace, outcomeOf(res)); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
+
+// Replay re-executes body from the trace file at path: the decisions come
+// from the trace's recording and its options, and every event of the new
+// run is compared with the recorded one. It returns the new run's result
+// and, when the runs differ, a *trace.Divergence naming the first
+// difference.
+func Replay(path string, body func(*T)) (*Result, error) {
+	return replayFile(path, "sched.Replay", nil, body)
+}
+
+func replayFile(path, name string, tb tbase, body func(*T)) (*Result, error) {
+	r, err := trace.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if r.Truncated != nil {
+		return nil, fmt.Errorf("sched: %s: %w", path, r.Truncated)
+	}
+	o, err := (Options{}).withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	o, s, err := fromHeader(&r.Header, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	want, err := r.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	o.Record = true
+	out, rec, buf := s.execute(o, name, tb, body, r.Header.Detail)
+	res := s.result(out, rec, buf)
+	got, err := buf.Events()
+	if err != nil {
+		return res, err
+	}
+	if d := trace.Compare(want, got); d != nil {
+		return res, d
+	}
+	return res, nil
+}
+
+// savedFailures lists the traces saved for the test name.
+func savedFailures(name string) []string {
+	dir := saveDir()
+	if dir == "off" {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(testDir(dir, name), "*.trace"))
+	slices.Sort(files)
+	return files
+}

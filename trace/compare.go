@@ -1,0 +1,96 @@
+package trace
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Events decodes the events collected in b, in order.
+func (b *Buffer) Events() ([]Event, error) {
+	var out []Event
+	if b == nil {
+		return nil, nil
+	}
+	for _, f := range b.frames {
+		evs, err := decodeFrame(&cursor{b: f.payload()}, frameHead{first: f.first, n: int64(f.n), firstStep: f.firstStep, firstTime: f.firstTime})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
+}
+
+// Divergence is the first difference between a recorded run and its
+// re-execution.
+type Divergence struct {
+	Index    int64  // the event's index
+	Expected *Event // nil: the re-execution went on past the recording's end
+	Observed *Event // nil: it ended before
+	Labels   map[int32]string
+}
+
+// LikelyCauses lists what usually makes a re-execution diverge.
+const LikelyCauses = "likely causes: the code changed since the trace was recorded; or the test depends on something the scheduler does not control: map iteration order, time.Now or the time package instead of vtime, the global math/rand, goroutines started with a plain go statement, blocking outside the scheduler's shims"
+
+func (d *Divergence) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace: the run diverged from the recording at event %d", d.Index)
+	if d.Expected != nil {
+		fmt.Fprintf(&b, " (step %d)", d.Expected.Step)
+	}
+	fmt.Fprintf(&b, ":\n  expected: %s", d.describe(d.Expected))
+	fmt.Fprintf(&b, "\n  observed: %s", d.describe(d.Observed))
+	fmt.Fprintf(&b, "\n%s", LikelyCauses)
+	return b.String()
+}
+
+func (d *Divergence) describe(e *Event) string {
+	if e == nil {
+		return "nothing (the run ended)"
+	}
+	s := e.Format(d.Labels)
+	if e.Loc.File == "" {
+		return s
+	}
+	return s + "\n            " + filepath.Base(e.Loc.File) + ":" + fmt.Sprint(e.Loc.Line)
+}
+
+// Compare returns the first divergence between the recorded events want and
+// the observed events got, or nil when they are the same, source locations
+// aside.
+func Compare(want, got []Event) *Divergence {
+	labels := map[int32]string{}
+	for i := 0; i < max(len(want), len(got)); i++ {
+		var w, g *Event
+		if i < len(want) {
+			w = &want[i]
+			if w.Kind == KindObject {
+				labels[w.Obj] = w.Text
+			}
+		}
+		if i < len(got) {
+			g = &got[i]
+		}
+		if w == nil || g == nil || !w.Equal(g) {
+			return &Divergence{Index: int64(i), Expected: w, Observed: g, Labels: labels}
+		}
+	}
+	return nil
+}
+
+// ReadAll returns every event of r.
+func (r *Reader) ReadAll() ([]Event, error) {
+	evs := make([]Event, 0, r.Len())
+	var err error
+	r.All(func(_ int64, e Event, e2 error) bool {
+		if e2 != nil {
+			err = e2
+			return false
+		}
+		evs = append(evs, e)
+		return true
+	})
+	return evs, err
+}
