@@ -54,6 +54,10 @@ type Options struct {
 	// Record keeps every run's events in Result.Trace (a failing run's
 	// re-execution records them in any case).
 	Record bool
+	// Detail records source locations at every scheduling point, for
+	// reports and traces. It costs about a goroutine switch per point;
+	// without it, a failing schedule is re-executed with it.
+	Detail bool
 	// ClockFaults, when set, make virtual timers fire late and the clock
 	// jump forward, with the given probabilities and bounds, drawn from the
 	// entropy. Default: none.

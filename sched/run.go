@@ -37,6 +37,23 @@ type Result struct {
 	// Trace is the run's events, when they were recorded (Options.Record,
 	// or a failing run's re-execution).
 	Trace *trace.Buffer
+
+	// What WriteTrace needs to describe the run.
+	sched  schedule
+	opts   Options
+	name   string
+	body   func(*T)
+	detail bool
+}
+
+// WriteTrace saves the run's trace as the file path (atomically), with a
+// header that lets Replay re-execute it. It fails when the run's events were
+// not recorded.
+func (r *Result) WriteTrace(path string) error {
+	if r.Trace == nil {
+		return fmt.Errorf("sched: the run's events were not recorded (set Options.Record)")
+	}
+	return writeTrace(path, r.sched.header(r.opts, r.name, r.body, r.Recording, r.detail), r)
 }
 
 // FailureKind classifies a failed run.
@@ -161,14 +178,14 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 // recording with source locations on and its events recorded. The second
 // result is a note when the re-execution did not fail the same way.
 func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
-	out, rec, buf := s.execute(o, name, tb, body, false)
-	note := ""
-	if f := out.Failure; f != nil && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
+	out, rec, buf := s.execute(o, name, tb, body, o.Detail)
+	note, detail := "", o.Detail
+	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
 		again := s
 		again.rec = rec
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
-			out, buf = out2, buf2
+			out, buf, detail = out2, buf2, true
 		} else {
 			got := "passed"
 			if out2.Failure != nil {
@@ -180,12 +197,15 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 				got)
 		}
 	}
-	return s.result(out, rec, buf), note
+	res := s.result(out, rec, buf)
+	res.opts, res.name, res.body, res.detail = o, name, body, detail
+	return res, note
 }
 
 // result is what the caller sees of a run.
 func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buffer) *Result {
 	res := &Result{
+		sched:      s,
 		Seed:       s.seed,
 		Strategy:   s.strategy.String(),
 		Depth:      s.depth,

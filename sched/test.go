@@ -181,8 +181,7 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 		id = "replay"
 	}
 	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"), id))
-	h := x.s.header(o, name, body, x.res.Recording, true)
-	if err := writeTrace(file, h, x.res); err != nil {
+	if err := x.res.WriteTrace(file); err != nil {
 		return "", err
 	}
 	return file, nil

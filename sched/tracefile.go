@@ -222,6 +222,7 @@ func replayFile(path, name string, tb tbase, body func(*T)) (*Result, error) {
 	o.Record = true
 	out, rec, buf := s.execute(o, name, tb, body, r.Header.Detail)
 	res := s.result(out, rec, buf)
+	res.opts, res.name, res.body, res.detail = o, name, body, r.Header.Detail
 	got, err := buf.Events()
 	if err != nil {
 		return res, err

@@ -1,0 +1,260 @@
+package replay_test
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/replay"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/vtime"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// mixed uses selects, timers, faults, locks and draws of its own.
+func mixed(t *sched.T) {
+	var mu sched.Mutex
+	jobs, results := chans.Make[int](2), chans.Make[int](0)
+	quit := chans.Make[struct{}](0)
+	total := 0
+	for w := range 2 {
+		sched.Go(func() {
+			for {
+				var j int
+				switch chans.Select(jobs.CaseRecv(&j), quit.CaseRecv(nil), vtime.After(time.Duration(w+1)*time.Second).CaseRecv(nil)) {
+				case 0:
+					if sched.Fault("work") {
+						j = 0
+					}
+					mu.Lock()
+					total += j
+					mu.Unlock()
+					results.Send(j)
+				case 1:
+					return
+				case 2:
+					results.Send(-1)
+				}
+			}
+		})
+	}
+	n := t.Entropy().IntRange(1, 4)
+	sched.Go(func() {
+		for i := range n {
+			jobs.Send(i + 1)
+			vtime.Sleep(500 * time.Millisecond)
+		}
+	})
+	got := 0
+	for got < n {
+		if v := results.Recv(); v >= 0 {
+			got++
+		}
+	}
+	quit.Close()
+}
+
+// TestFidelity: 1000 runs, each written to a trace file and replayed from
+// it, run the same way: the same outcome and the same events.
+func TestFidelity(t *testing.T) {
+	dir := t.TempDir()
+	runs := 1000
+	if testing.Short() {
+		runs = 100
+	}
+	for i := range runs {
+		opts := sched.Options{Seed: uint64(i + 1), Record: true, Faults: map[string]float64{"work": 0.3}}
+		if i%2 == 1 {
+			opts.Strategy = "random"
+		}
+		res, err := sched.Run(opts, mixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, fmt.Sprintf("run%d.trace", i))
+		if err := res.WriteTrace(file); err != nil {
+			t.Fatal(err)
+		}
+		again, err := replay.File(file, mixed)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if (res.Failure == nil) != (again.Failure == nil) || res.Steps != again.Steps || res.Trace.Len() != again.Trace.Len() {
+			t.Fatalf("run %d: replay differs: %v/%v, %d/%d steps", i, res.Failure, again.Failure, res.Steps, again.Steps)
+		}
+	}
+}
+
+// Each kind of failure the scheduler reports replays from its trace.
+func TestReplayReproducesFailures(t *testing.T) {
+	bodies := map[sched.FailureKind]func(*sched.T){
+		sched.Deadlock: func(t *sched.T) {
+			var a, b sched.Mutex
+			var wg sched.WaitGroup
+			wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+			wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+			wg.Wait()
+		},
+		sched.Leak: func(t *sched.T) {
+			c := chans.Make[int](0)
+			sched.Go(func() { c.Recv() }) // nobody sends
+			vtime.Sleep(time.Second)
+		},
+		sched.Panic: func(t *sched.T) {
+			var m map[int]int
+			c := chans.Make[int](1)
+			sched.Go(func() { c.Send(1) })
+			if chans.Select(c.CaseRecv(nil), chans.Default()) == 1 {
+				m[0] = 1
+			}
+			c.Recv()
+		},
+		sched.TestFailed: func(t *sched.T) {
+			n := 0
+			var wg sched.WaitGroup
+			var mu sched.Mutex
+			for range 2 {
+				wg.Go(func() {
+					mu.Lock()
+					v := n
+					mu.Unlock()
+					mu.Lock()
+					n = v + 1
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			if n != 2 {
+				t.Errorf("lost update")
+			}
+		},
+		sched.Livelock: func(t *sched.T) {
+			for {
+				sched.Yield()
+			}
+		},
+	}
+	for kind, body := range bodies {
+		t.Run(string(kind), func(t *testing.T) {
+			res, err := sched.Explore(sched.Options{Seed: 1, Iterations: 300, MaxSteps: 2000}, body)
+			if err != nil || res.Failure == nil || res.Failure.Kind != kind {
+				t.Fatalf("exploring: %v %v", err, res.Failure)
+			}
+			file := filepath.Join(t.TempDir(), "f.trace")
+			if err := res.WriteTrace(file); err != nil {
+				t.Fatal(err)
+			}
+			again, err := replay.File(file, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Failure == nil || again.Failure.Kind != kind || again.Failure.Message != res.Failure.Message {
+				t.Fatalf("replay: %v\nwant: %v", again.Failure, res.Failure)
+			}
+		})
+	}
+}
+
+// A body whose lock order comes from map iteration order is not
+// deterministic, and Check says where it diverged.
+func TestCheckCatchesMapOrder(t *testing.T) {
+	err := replay.Check(sched.Options{Iterations: 50}, func(t *sched.T) {
+		names := []string{"a", "b", "c", "d"}
+		locks := map[string]*sched.Mutex{}
+		for _, n := range names { // the objects' identities, in a fixed order
+			locks[n] = &sched.Mutex{}
+			locks[n].Lock()
+			locks[n].Unlock()
+		}
+		for _, mu := range locks { // iteration order varies from run to run
+			mu.Lock()
+			mu.Unlock()
+		}
+	})
+	var nd *replay.NondeterminismError
+	if !errors.As(err, &nd) {
+		t.Fatalf("want a NondeterminismError, got %v", err)
+	}
+	var d *trace.Divergence
+	if !errors.As(err, &d) || d.Expected == nil || d.Observed == nil || d.Expected.Kind != trace.KindObject && d.Expected.Kind != trace.KindOp {
+		t.Fatalf("want a divergence at a lock's event: %v", err)
+	}
+	if !strings.Contains(err.Error(), "map iteration order") || !strings.Contains(err.Error(), "Mutex#") ||
+		strings.Count(err.Error(), "replay_test.go:") < 2 {
+		t.Fatalf("the report should name the objects and the likely causes:\n%v", err)
+	}
+	if err := replay.Check(sched.Options{Iterations: 50}, mixed); err != nil {
+		t.Fatalf("a deterministic body: %v", err)
+	}
+}
+
+func TestCursor(t *testing.T) {
+	res, _ := sched.Explore(sched.Options{Seed: 1, Iterations: 300}, func(t *sched.T) {
+		var a, b sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+		wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		wg.Wait()
+	})
+	if res.Failure == nil || res.Failure.Kind != sched.Deadlock {
+		t.Fatal("no deadlock found")
+	}
+	file := filepath.Join(t.TempDir(), "d.trace")
+	if err := res.WriteTrace(file); err != nil {
+		t.Fatal(err)
+	}
+	c, err := replay.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Index() != -1 || c.Len() == 0 {
+		t.Fatalf("index %d len %d", c.Index(), c.Len())
+	}
+	if err := c.Goto(c.Len() - 1); err != nil {
+		t.Fatal(err)
+	}
+	blocked := 0
+	for _, g := range c.Goroutines() {
+		if g.State == "blocked" {
+			blocked++
+			if g.Loc.File == "" || (g.Obj == "" && g.Op != "Wait") {
+				t.Errorf("blocked goroutine without location or object: %+v", g)
+			}
+		}
+	}
+	if blocked != 3 {
+		t.Fatalf("at the end %d goroutines are blocked, want 3: %+v", blocked, c.Goroutines())
+	}
+	// Back to the start and forward again give the same states.
+	end := c.Goroutines()
+	for ok := true; ok; ok, err = c.Prev() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Index() != -1 || len(c.Goroutines()) != 1 {
+		t.Fatalf("at the start: index %d, %+v", c.Index(), c.Goroutines())
+	}
+	for ok := true; ok; ok, err = c.Next() {
+	}
+	if fmt.Sprint(c.Goroutines()) != fmt.Sprint(end) {
+		t.Fatal("walking back and forth changed the states")
+	}
+	if err := c.Goto(-1); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.NextOf(2); !ok || err != nil {
+		t.Fatal("NextOf(2)")
+	}
+	if e, _ := c.Event(); e.G != 2 {
+		t.Fatalf("NextOf(2) stopped at goroutine %d", e.G)
+	}
+}
