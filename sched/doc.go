@@ -59,7 +59,9 @@
 //
 // Each failure is reported with what every goroutine left was doing and
 // where (the failing schedule is re-executed with source locations on), and
-// with one go test command that reproduces it.
+// with one go test command that reproduces it. Test saves the failing run's
+// trace (package trace) under testdata/dst/<TestName>/ and replays the
+// traces saved for a test before exploring it again.
 //
 // # Outside a run
 //
@@ -80,6 +82,8 @@
 //	-dst.maxsteps=N    livelock bound (default 100000)
 //	-dst.watchdog=D    watchdog limit (default 5s)
 //	-dst.replay=H      replay a recording given by its handle
+//	-dst.trace=F       replay the trace file F and report any divergence
+//	-dst.dir=D         save failing traces under D (default testdata/dst; off)
 //	-dst.v             log every schedule
 //
 // # Determinism
