@@ -55,40 +55,90 @@ func (b *Buffer) Len() int64 {
 //
 //go:norace
 func (b *Buffer) Add(e *Event) {
-	if b.cur == nil || b.cur.n == FrameEvents {
-		b.cur = &frame{first: b.events, firstStep: e.Step, firstTime: e.Time, prevStep: e.Step, prevTime: e.Time}
-		b.frames = append(b.frames, b.cur)
+	b.frameFor(e.Step, e.Time).add(e)
+	b.events++
+}
+
+// AddOp appends a KindOp or KindBlock event: the common case, encoded
+// without building an Event. loc may be nil.
+//
+//go:norace
+func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
+	f := b.frameFor(step, t)
+	f.head(k, step, t, g, loc != nil && loc.File != "")
+	f.buf = append(f.buf, op)
+	f.buf = binary.AppendUvarint(f.buf, uint64(obj))
+	if loc != nil && loc.File != "" {
+		f.loc(loc)
 	}
-	b.cur.add(e)
+	f.n++
+	b.events++
+}
+
+// AddSwitch appends a KindSwitch event from g to goroutine to, the choice
+// choice out of n.
+//
+//go:norace
+func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
+	f := b.frameFor(step, t)
+	f.head(KindSwitch, step, t, g, false)
+	f.buf = binary.AppendVarint(f.buf, int64(to))
+	f.buf = binary.AppendVarint(f.buf, choice)
+	f.buf = binary.AppendVarint(f.buf, n)
+	f.n++
 	b.events++
 }
 
 //go:norace
-func (f *frame) add(e *Event) {
-	h := byte(e.Kind) & kindMask
-	if e.Step == f.prevStep {
+func (b *Buffer) frameFor(step, t int64) *frame {
+	if b.cur == nil || b.cur.n == FrameEvents {
+		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t}
+		b.frames = append(b.frames, b.cur)
+	}
+	return b.cur
+}
+
+// head writes an event's header byte and the step, time and goroutine
+// that differ from the previous event's.
+//
+//go:norace
+func (f *frame) head(k Kind, step, t int64, g int32, loc bool) {
+	h := byte(k) & kindMask
+	if step == f.prevStep {
 		h |= flagStep
 	}
-	if e.Time == f.prevTime {
+	if t == f.prevTime {
 		h |= flagTime
 	}
-	if e.G == f.prevG {
+	if g == f.prevG {
 		h |= flagSameG
 	}
-	if e.Loc.File != "" {
+	if loc {
 		h |= flagLoc
 	}
 	f.buf = append(f.buf, h)
 	if h&flagStep == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(e.Step-f.prevStep))
+		f.buf = binary.AppendUvarint(f.buf, uint64(step-f.prevStep))
 	}
 	if h&flagTime == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(e.Time-f.prevTime))
+		f.buf = binary.AppendUvarint(f.buf, uint64(t-f.prevTime))
 	}
 	if h&flagSameG == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(e.G))
+		f.buf = binary.AppendUvarint(f.buf, uint64(g))
 	}
-	f.prevStep, f.prevTime, f.prevG = e.Step, e.Time, e.G
+	f.prevStep, f.prevTime, f.prevG = step, t, g
+}
+
+//go:norace
+func (f *frame) loc(l *Location) {
+	f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(l.Func)))
+	f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(l.File)))
+	f.buf = binary.AppendUvarint(f.buf, uint64(l.Line))
+}
+
+//go:norace
+func (f *frame) add(e *Event) {
+	f.head(e.Kind, e.Step, e.Time, e.G, e.Loc.File != "")
 	for _, fd := range SpecOf(e.Kind).Fields {
 		switch fd {
 		case FieldOp:
@@ -107,10 +157,8 @@ func (f *frame) add(e *Event) {
 			f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Text)))
 		}
 	}
-	if h&flagLoc != 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Loc.Func)))
-		f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Loc.File)))
-		f.buf = binary.AppendUvarint(f.buf, uint64(e.Loc.Line))
+	if e.Loc.File != "" {
+		f.loc(&e.Loc)
 	}
 	f.n++
 }
@@ -120,7 +168,11 @@ func (f *frame) add(e *Event) {
 //go:norace
 func (f *frame) intern(s string) int {
 	if len(f.index) < 2*(len(f.strs)+1) {
-		f.rehash(max(64, 4*(len(f.strs)+1)))
+		size := 64
+		for size < 4*(len(f.strs)+1) {
+			size *= 2 // a power of two: the probe masks with size-1
+		}
+		f.rehash(size)
 	}
 	mask := uint64(len(f.index) - 1)
 	for j := hash(s) & mask; ; j = (j + 1) & mask {

@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -100,9 +101,9 @@ type frameInfo struct {
 // NewWriter writes the magic, the version and h to w, and returns a Writer
 // for the events.
 func NewWriter(w io.Writer, h *Header) (*Writer, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	enc, err := getEncoder()
 	if err != nil {
-		return nil, fmt.Errorf("trace: %w", err)
+		return nil, err
 	}
 	tw := &Writer{w: w, enc: enc}
 	b := binary.AppendUvarint([]byte(magic), Version)
@@ -173,10 +174,47 @@ func (w *Writer) flush() {
 	w.write(b)
 }
 
+// encoders keeps a few zstd encoders for reuse: making one allocates about a
+// megabyte (a sync.Pool would drop them at every garbage collection). With
+// concurrency 1 an encoder runs no goroutine of its own, so an idle one
+// holds nothing but memory.
+var encoders struct {
+	sync.Mutex
+	free []*zstd.Encoder
+}
+
+const maxIdleEncoders = 4
+
+func getEncoder() (*zstd.Encoder, error) {
+	encoders.Lock()
+	if n := len(encoders.free); n > 0 {
+		enc := encoders.free[n-1]
+		encoders.free = encoders.free[:n-1]
+		encoders.Unlock()
+		return enc, nil
+	}
+	encoders.Unlock()
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	return enc, nil
+}
+
+func putEncoder(enc *zstd.Encoder) {
+	encoders.Lock()
+	defer encoders.Unlock()
+	if len(encoders.free) < maxIdleEncoders {
+		encoders.free = append(encoders.free, enc)
+		return
+	}
+	enc.Close()
+}
+
 // Close writes the last frame, the outcome, the index and the trailer, and
 // releases the compressor. It does not close the underlying writer.
 func (w *Writer) Close(o *Outcome) error {
-	defer w.enc.Close()
+	defer putEncoder(w.enc)
 	w.flush()
 	ob := encodeOutcome(o)
 	b := []byte{'O'}
@@ -206,7 +244,7 @@ func Write(out io.Writer, h *Header, b *Buffer, o *Outcome) error {
 		return err
 	}
 	if err := w.AddBuffer(b); err != nil {
-		w.enc.Close()
+		putEncoder(w.enc)
 		return err
 	}
 	return w.Close(o)

@@ -90,7 +90,7 @@ func (r *Reader) Len() int64 { return r.events }
 
 // section reads n bytes at off, or fails with ErrTruncated.
 func (r *Reader) section(off, n int64) ([]byte, error) {
-	if n < 0 || off < 0 || off+n > r.size {
+	if n < 0 || off < 0 || off > r.size || n > r.size-off {
 		return nil, fmt.Errorf("trace: offset %d: %d bytes wanted, %d left: %w", off, n, max(r.size-off, 0), ErrTruncated)
 	}
 	b := make([]byte, n)
@@ -162,7 +162,7 @@ func (r *Reader) open() error {
 	}
 	if len(head) < len(magic) || string(head[:len(magic)]) != magic {
 		if len(head) < len(magic) && bytes.HasPrefix([]byte(magic), head) {
-			return fmt.Errorf("trace: %d bytes, shorter than the magic number: %w", len(head), ErrTruncated)
+			return fmt.Errorf("trace: offset %d: the file ends inside the magic number: %w", len(head), ErrTruncated)
 		}
 		return fmt.Errorf("trace: offset 0: %w", ErrBadMagic)
 	}
@@ -173,6 +173,10 @@ func (r *Reader) open() error {
 	}
 	hlen := c.uvarint("header length")
 	if c.err != nil {
+		if int64(len(head)) == r.size && c.pos+binary.MaxVarintLen64 > len(head) {
+			// The file ends inside the varints after the magic number.
+			return fmt.Errorf("trace: offset %d: the file ends before the header: %w", len(head), ErrTruncated)
+		}
 		return c.err
 	}
 	hstart := int64(c.pos)
@@ -237,7 +241,7 @@ func (r *Reader) readIndex(body int64) error {
 	}
 	// The footer sits between the last frame and the index: read each
 	// frame's header to know its size and event count, and where it ends.
-	end := body
+	end, events := body, int64(0)
 	for i := range frames {
 		if frames[i].off != end {
 			return fmt.Errorf("trace: offset %d: index says frame %d starts at %d: %w", end, i, frames[i].off, ErrCorrupt)
@@ -246,10 +250,12 @@ func (r *Reader) readIndex(body int64) error {
 		if err != nil {
 			return err
 		}
-		if h.first != frames[i].first {
-			return fmt.Errorf("trace: offset %d: frame %d starts at event %d, the index says %d: %w", end, i, h.first, frames[i].first, ErrCorrupt)
+		if h.first != frames[i].first || h.first != events {
+			return fmt.Errorf("trace: offset %d: frame %d starts at event %d, the index says %d, the frames before end at %d: %w",
+				end, i, h.first, frames[i].first, events, ErrCorrupt)
 		}
 		frames[i].n = h.n
+		events += h.n
 		end = h.end
 	}
 	if err := r.readFooter(end, ioff); err != nil {
@@ -402,7 +408,9 @@ func (r *Reader) Event(i int64) (Event, error) {
 // SeekStep returns the index of the first event at or after step, or Len()
 // if there is none.
 func (r *Reader) SeekStep(step int64) (int64, error) {
-	f := sort.Search(len(r.frames), func(j int) bool { return r.frames[j].firstStep > step }) - 1
+	// Events of one step can span frames: start in the frame before the
+	// first one that begins at or after step.
+	f := sort.Search(len(r.frames), func(j int) bool { return r.frames[j].firstStep >= step }) - 1
 	f = max(f, 0)
 	for ; f < len(r.frames); f++ {
 		evs, err := r.frame(f)

@@ -406,22 +406,20 @@ func (r *Run) record(e *trace.Event) { r.tr.Add(e) }
 
 //go:norace
 func (r *Run) recordOp(k trace.Kind, g *G, op Op, o *Obj) {
-	e := r.event(k, g)
-	e.Op = uint8(op)
+	var obj int32
 	if o != nil {
-		e.Obj = o.id
+		obj = o.id
 	}
-	if g.at != nil {
-		e.Loc = trace.Location{Func: g.at.Func, File: g.at.File, Line: g.at.Line}
-	}
-	r.record(e)
+	r.tr.AddOp(k, int64(r.steps), int32(g.ID), int64(r.now), uint8(op), obj, (*trace.Location)(g.at))
 }
 
 //go:norace
 func (r *Run) recordSwitch(from, to *G) {
-	e := r.event(trace.KindSwitch, from)
-	e.Arg, e.Choice, e.N = int64(to.ID), r.choice, int64(len(r.runnable))
-	r.record(e)
+	var g int32
+	if from != nil {
+		g = int32(from.ID)
+	}
+	r.tr.AddSwitch(int64(r.steps), g, int64(r.now), int32(to.ID), r.choice, int64(len(r.runnable)))
 }
 
 // waker is the goroutine on whose behalf a wake happens: the running one,
