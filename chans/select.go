@@ -130,6 +130,11 @@ func selectRun(g *engine.G, cases []Case) int {
 //
 //go:norace
 func waitingOn(cases []Case) *engine.Obj {
+	return engine.LazyObj(func() string { return selectLabel(cases) }, engine.KindChan)
+}
+
+//go:norace
+func selectLabel(cases []Case) string {
 	var b strings.Builder
 	b.WriteString("select {")
 	n := 0
@@ -153,7 +158,7 @@ func waitingOn(cases []Case) *engine.Obj {
 		b.WriteString("nil channels only")
 	}
 	b.WriteString("}")
-	return engine.NilObj(b.String(), engine.KindChan)
+	return b.String()
 }
 
 func isDefault(c Case) bool {

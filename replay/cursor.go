@@ -73,7 +73,7 @@ func (s *state) apply(e *trace.Event) {
 	}
 	switch e.Kind {
 	case trace.KindObject:
-		s.labels[e.Obj] = e.Text
+		s.labels[e.Obj] = trace.ObjectName(e.Text, e.Obj)
 	case trace.KindSpawn:
 		c := s.g(int32(e.Arg))
 		c.Parent, c.State = e.G, "runnable"

@@ -67,7 +67,7 @@ func Compare(want, got []Event) *Divergence {
 		if i < len(want) {
 			w = &want[i]
 			if w.Kind == KindObject {
-				labels[w.Obj] = w.Text
+				labels[w.Obj] = ObjectName(w.Text, w.Obj)
 			}
 		}
 		if i < len(got) {

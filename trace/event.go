@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Kind is the kind of an event. The spec table (specs) says which fields
 // each kind carries; the encoder, the decoder and the text form all follow
@@ -110,6 +113,12 @@ func (e *Event) Equal(f *Event) bool {
 	a, b := *e, *f
 	a.Loc, b.Loc = Location{}, Location{}
 	return a == b
+}
+
+// ObjectName is how traces print object obj whose KindObject event says
+// base: "Mutex#3".
+func ObjectName(base string, obj int32) string {
+	return base + "#" + strconv.Itoa(int(obj))
 }
 
 // OpNames names the operations of KindOp and KindBlock events; the engine

@@ -19,8 +19,8 @@ func goldenEvents() []trace.Event {
 	loc2 := trace.Location{Func: "main.main", File: "/src/main.go", Line: 7}
 	return []trace.Event{
 		{Kind: trace.KindSpawn, Step: 0, G: 1, Arg: 2},
-		{Kind: trace.KindObject, Step: 0, G: 1, Obj: 1, Text: "Mutex#1"},
-		{Kind: trace.KindObject, Step: 0, G: 1, Obj: 2, Text: "Chan#2"},
+		{Kind: trace.KindObject, Step: 0, G: 1, Obj: 1, Text: "Mutex"},
+		{Kind: trace.KindObject, Step: 0, G: 1, Obj: 2, Text: "chan int"},
 		{Kind: trace.KindOp, Step: 1, G: 1, Op: 5, Obj: 1, Loc: loc},
 		{Kind: trace.KindOp, Step: 2, G: 2, Op: 5, Obj: 1},
 		{Kind: trace.KindBlock, Step: 2, G: 2, Op: 5, Obj: 1, Loc: loc2},

@@ -75,7 +75,7 @@ func (r *Reader) WriteText(w io.Writer) error {
 			return false
 		}
 		if e.Kind == KindObject {
-			labels[e.Obj] = e.Text
+			labels[e.Obj] = ObjectName(e.Text, e.Obj)
 		}
 		fmt.Fprintln(bw, e.Format(labels))
 		return true

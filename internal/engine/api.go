@@ -176,3 +176,7 @@ func (g *G) Misuse(msg string) {
 // NilObj returns a static object naming something that belongs to no run,
 // such as a nil channel, for reports of goroutines blocked on it.
 func NilObj(label string, k ObjKind) *Obj { return &Obj{label: label, kind: k} }
+
+// LazyObj is NilObj with a label made only when a report needs it (a select
+// blocks far more often than it is reported).
+func LazyObj(label func() string, k ObjKind) *Obj { return &Obj{lazy: label, kind: k} }

@@ -15,9 +15,10 @@ type Obj struct {
 	run    *Run
 	id     int32
 	kind   ObjKind
-	holder int32     // the goroutine holding the lock, for reports
-	heldAt *Location // where it locked it (detail mode)
-	label  string    // names the object in reports instead of its kind ("chan int")
+	holder int32         // the goroutine holding the lock, for reports
+	heldAt *Location     // where it locked it (detail mode)
+	label  string        // names the object in reports instead of its kind ("chan int")
+	lazy   func() string // a label made only when a report asks for it
 }
 
 // SetLabel names o in reports, for example with a channel's element type:
@@ -45,7 +46,7 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 	*o = Obj{run: r, id: r.nobj, kind: k, label: o.label}
 	if r.tr != nil {
 		e := r.event(trace.KindObject, g)
-		e.Obj, e.Text = o.id, o.String()
+		e.Obj, e.Text = o.id, o.base()
 		r.record(e)
 	}
 	return true
@@ -88,12 +89,26 @@ func (o *Obj) checkNative(op Op) {
 	panic(msg)
 }
 
+// base is the object's name without its id: its label or its kind. Traces
+// record it once per object, with the id beside it.
+//
+//go:norace
+func (o *Obj) base() string {
+	if o.label != "" {
+		return o.label
+	}
+	return o.kind.String()
+}
+
 // String names the object as reports show it, for example "Mutex#3".
 //
 //go:norace
 func (o *Obj) String() string {
 	if o == nil || o.kind == KindNone {
 		return ""
+	}
+	if o.lazy != nil {
+		return o.lazy()
 	}
 	if o.label != "" && o.id == 0 {
 		return o.label // a static object, such as a nil channel
