@@ -528,13 +528,7 @@ func (c *Chan[T]) close(g *engine.G) {
 	if c.closed {
 		panic(plainError("close of closed channel"))
 	}
-	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
-	c.closed = true
-	var zero T
-	for w := c.recvq.first(); w != nil; w = c.recvq.first() {
-		w.deliver(zero, false)
-		w.complete()
-	}
+	c.shut()
 	for w := c.sendq.first(); w != nil; w = c.sendq.first() {
 		w.closed = true
 		w.complete()
@@ -545,9 +539,16 @@ func (c *Chan[T]) close(g *engine.G) {
 //
 //go:norace
 func (c *Chan[T]) closeQuiet() {
-	if c.closed {
-		return
+	if !c.closed {
+		c.shut()
 	}
+}
+
+// shut marks c closed and completes every blocked receiver with the zero
+// value and ok false.
+//
+//go:norace
+func (c *Chan[T]) shut() {
 	engine.RaceReleaseMerge(unsafe.Pointer(&c.raceClose))
 	c.closed = true
 	var zero T

@@ -180,22 +180,13 @@ func (c *Cursor) GotoStep(n int64) error {
 
 // NextOf moves to the next event of goroutine g and reports whether there
 // was one; the cursor stays put when there is none.
-func (c *Cursor) NextOf(g int32) (bool, error) {
-	for i := c.pos + 1; i < c.r.Len(); i++ {
-		e, err := c.r.Event(i)
-		if err != nil {
-			return false, err
-		}
-		if e.G == g {
-			return true, c.Goto(i)
-		}
-	}
-	return false, nil
-}
+func (c *Cursor) NextOf(g int32) (bool, error) { return c.seekOf(g, 1) }
 
-// PrevOf moves to the previous event of goroutine g.
-func (c *Cursor) PrevOf(g int32) (bool, error) {
-	for i := c.pos - 1; i >= 0; i-- {
+// PrevOf moves to the previous event of goroutine g, as NextOf.
+func (c *Cursor) PrevOf(g int32) (bool, error) { return c.seekOf(g, -1) }
+
+func (c *Cursor) seekOf(g int32, dir int64) (bool, error) {
+	for i := c.pos + dir; i >= 0 && i < c.r.Len(); i += dir {
 		e, err := c.r.Event(i)
 		if err != nil {
 			return false, err
