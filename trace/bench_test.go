@@ -127,6 +127,31 @@ func recordWorkload(t *sched.T) {
 // "norecord" without; "record-nowrite" records but does not write, to split
 // the cost of collecting events from the cost of compressing them.
 func BenchmarkRecord(b *testing.B) {
+	// interleaved alternates a run without and a run with recording (and
+	// writing) of the same schedule, so drift on the machine affects both
+	// alike, and reports the overhead of recording in percent.
+	b.Run("interleaved", func(b *testing.B) {
+		var plain, recorded time.Duration
+		seed := uint64(0)
+		for b.Loop() {
+			seed++
+			t0 := time.Now()
+			if _, err := sched.Run(sched.Options{Seed: seed}, recordWorkload); err != nil {
+				b.Fatal(err)
+			}
+			t1 := time.Now()
+			res, err := sched.Run(sched.Options{Seed: seed, Record: true}, recordWorkload)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := trace.Write(io.Discard, &trace.Header{Test: "BenchmarkRecord"}, res.Trace, &trace.Outcome{Kind: "pass"}); err != nil {
+				b.Fatal(err)
+			}
+			plain += t1.Sub(t0)
+			recorded += time.Since(t1)
+		}
+		b.ReportMetric(100*(float64(recorded)/float64(plain)-1), "overhead-%")
+	})
 	for _, c := range []struct {
 		name          string
 		record, write bool

@@ -75,6 +75,18 @@ func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 	b.events++
 }
 
+// AddArg appends an event of a kind whose only field is Arg (KindSpawn,
+// KindWake, KindTimerFire), encoded without building an Event.
+//
+//go:norace
+func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
+	f := b.frameFor(step, t)
+	f.head(k, step, t, g, false)
+	f.buf = binary.AppendVarint(f.buf, arg)
+	f.n++
+	b.events++
+}
+
 // AddSwitch appends a KindSwitch event from g to goroutine to, the choice
 // choice out of n.
 //
@@ -92,7 +104,13 @@ func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int
 //go:norace
 func (b *Buffer) frameFor(step, t int64) *frame {
 	if b.cur == nil || b.cur.n == FrameEvents {
-		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t}
+		// Most events take 2 to 4 bytes: one allocation usually holds a
+		// whole frame, instead of a dozen as the slice doubles.
+		size := 4 * FrameEvents
+		if b.cur != nil {
+			size = len(b.cur.buf) + len(b.cur.buf)/8
+		}
+		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, size)}
 		b.frames = append(b.frames, b.cur)
 	}
 	return b.cur

@@ -258,9 +258,7 @@ func (r *Run) fireDue() {
 			due = due[:len(due)-1]
 			now := r.cfg.Start.Add(t.when)
 			if r.tr != nil {
-				e := r.event(trace.KindTimerFire, nil)
-				e.Arg = t.id
-				r.record(e)
+				r.tr.AddArg(trace.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id)
 			}
 			if t.period > 0 {
 				t.when += t.period

@@ -223,9 +223,7 @@ func (r *Run) newG(parent *G) *G {
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
 	if r.tr != nil {
-		e := r.event(trace.KindSpawn, parent)
-		e.Arg = int64(g.ID)
-		r.record(e)
+		r.tr.AddArg(trace.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID))
 	}
 	return g
 }
@@ -370,9 +368,7 @@ func (r *Run) wake(g *G) {
 	g.state = gRunnable
 	r.idleAdvances = 0
 	if r.tr != nil {
-		e := r.event(trace.KindWake, r.waker())
-		e.Arg = int64(g.ID)
-		r.record(e)
+		r.tr.AddArg(trace.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID))
 	}
 	i := len(r.runnable)
 	r.runnable = append(r.runnable, g)
@@ -415,11 +411,17 @@ func (r *Run) recordOp(k trace.Kind, g *G, op Op, o *Obj) {
 
 //go:norace
 func (r *Run) recordSwitch(from, to *G) {
-	var g int32
-	if from != nil {
-		g = int32(from.ID)
+	r.tr.AddSwitch(int64(r.steps), gid(from), int64(r.now), int32(to.ID), r.choice, int64(len(r.runnable)))
+}
+
+// gid is g's id in events; 0 for the scheduler itself.
+//
+//go:norace
+func gid(g *G) int32 {
+	if g == nil {
+		return 0
 	}
-	r.tr.AddSwitch(int64(r.steps), g, int64(r.now), int32(to.ID), r.choice, int64(len(r.runnable)))
+	return int32(g.ID)
 }
 
 // waker is the goroutine on whose behalf a wake happens: the running one,
