@@ -153,7 +153,8 @@ func failureReport(name string, o Options, x exploration) string {
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
 	switch {
 	case x.saved != "":
-		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\n", x.saved, traceLine(name, x.saved))
+		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (go install github.com/dstgo/dst/cmd/dstreplay):\n  dstreplay summary %s\n",
+			x.saved, traceLine(name, x.saved), x.saved)
 	case x.saveErr != nil:
 		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)
 	}

@@ -24,6 +24,9 @@ func (e *Event) Format(labels map[int32]string) string {
 		case FieldOp:
 			b.WriteString(" " + OpName(e.Op))
 		case FieldObj:
+			if e.Obj == 0 && e.Kind != KindObject {
+				continue // the operation touched no object (Go, Yield)
+			}
 			if l, ok := labels[e.Obj]; ok && e.Kind != KindObject {
 				b.WriteString(" " + l)
 			} else {

@@ -24,6 +24,7 @@ func (r *Run) fireWatchdog() {
 		return // the run ended meanwhile
 	}
 	r.abandoned.Store(true)
+	r.tr = nil // the trace ends here
 	g := r.cur
 	r.stuck = g
 	r.failure = &Failure{

@@ -596,6 +596,9 @@ func (r *Run) finish(f *Failure) {
 		}
 		r.failure = f
 	}
+	// What teardown does (deferred calls of goroutines that would never
+	// run again in Go) is not part of the run: the trace ends here.
+	r.tr = nil
 	close(r.done)
 }
 

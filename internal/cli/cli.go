@@ -1,0 +1,196 @@
+// Package cli is the dstreplay command: a table of subcommands over the
+// trace and replay packages. cmd/dstreplay/main.go only calls Main.
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // the command ran, and found the trace damaged or the traces different
+	ExitUsage   = 2 // bad arguments, or a file that cannot be read as a trace
+)
+
+// command is one subcommand.
+type command struct {
+	name  string
+	args  string // the arguments' synopsis
+	short string
+	long  string
+	run   func(env *env, args []string) int
+}
+
+// commands is the table that drives dispatch and help.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{name: "show", args: "[flags] trace", short: "print the events of a trace, one per line", run: runShow,
+			long: "Show prints a trace's header, its events (filtered by the flags) and its outcome. A trace cut\nshort is shown up to its last complete frame, with what is missing."},
+		{name: "summary", args: "trace", short: "the outcome, counts, switches and preemptions, the longest waits", run: runSummary,
+			long: "Summary prints how the run ended, how many events each goroutine and each operation has,\nthe context switches and how many of them were preemptions (the previous goroutine could\nhave continued), the longest waits, and the failure's report."},
+		{name: "diff", args: "trace-a trace-b", short: "the first point where two traces differ, side by side", run: runDiff,
+			long: "Diff compares two traces event by event (source locations aside) and shows the first\ndifference with the events before it, side by side. It exits with 1 when they differ."},
+		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
+	}
+}
+
+// env is what a command writes to.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// Main runs dstreplay with args (without the program name) and returns the
+// exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		usage(e.stderr)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(e.stdout)
+		return ExitOK
+	}
+	if c := lookup(args[0]); c != nil {
+		return c.run(e, args[1:])
+	}
+	if strings.HasPrefix(args[0], "-") || !looksLikeFile(args[0]) {
+		fmt.Fprintf(e.stderr, "dstreplay: unknown command %q\n\n", args[0])
+		usage(e.stderr)
+		return ExitUsage
+	}
+	// dstreplay trace: the interactive stepper is to come; the listing is
+	// what it prints when stdout is not a terminal.
+	return runShow(e, args)
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func looksLikeFile(s string) bool {
+	_, err := os.Stat(s)
+	return err == nil || strings.ContainsAny(s, "./")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "dstreplay reads the traces that sched saves for failing tests.\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tdstreplay trace            print the trace (as show does)\n\tdstreplay command [args]\n\nCommands:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
+	}
+	fmt.Fprintf(w, "\nRun \"dstreplay help command\" or \"dstreplay command --help\" for details.\n")
+}
+
+func runHelp(e *env, args []string) int {
+	if wantsHelp(args) {
+		c, code := lookup("help"), ExitOK
+		c.parse(c.flags(e), args, 0, &code)
+		return code
+	}
+	if len(args) == 0 {
+		usage(e.stdout)
+		return ExitOK
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(e.stderr, "dstreplay help: unknown command %q\n", args[0])
+		return ExitUsage
+	}
+	fs := c.flags(e)
+	fs.SetOutput(e.stdout)
+	fs.Usage()
+	return ExitOK
+}
+
+// flagSet is a command's flags, with where its help goes when asked for.
+type flagSet struct {
+	*flag.FlagSet
+	stdout io.Writer
+}
+
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
+}
+
+// flags returns the command's flag set; its Usage prints the command's help.
+func (c *command) flags(e *env) *flagSet {
+	fs := &flagSet{FlagSet: flag.NewFlagSet(c.name, flag.ContinueOnError), stdout: e.stdout}
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: dstreplay %s %s\n\n%s\n", c.name, c.args, c.short)
+		if c.long != "" {
+			fmt.Fprintf(w, "\n%s\n", c.long)
+		}
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintf(w, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+	}
+	return fs
+}
+
+// parse parses args for c, and checks that want positional arguments
+// remain. It returns false (after saying why) when the command must stop,
+// with the exit code in *code.
+func (c *command) parse(fs *flagSet, args []string, want int, code *int) bool {
+	if wantsHelp(args) {
+		// Asked for: on stdout, and a success.
+		out := fs.Output()
+		fs.SetOutput(fs.stdout)
+		fs.Usage()
+		fs.SetOutput(out)
+		*code = ExitOK
+		return false
+	}
+	if err := fs.Parse(args); err != nil {
+		*code = ExitUsage
+		if errors.Is(err, flag.ErrHelp) {
+			*code = ExitOK
+		}
+		return false
+	}
+	if fs.NArg() != want {
+		fmt.Fprintf(fs.Output(), "dstreplay %s: want %d argument(s), got %d\n", c.name, want, fs.NArg())
+		fs.Usage()
+		*code = ExitUsage
+		return false
+	}
+	return true
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[K string | int32](m map[K]int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	return keys
+}

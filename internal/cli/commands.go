@@ -1,0 +1,319 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dstgo/dst/trace"
+)
+
+// open opens a trace for a command, saying why when it cannot.
+func open(e *env, cmd, path string) (*trace.Reader, bool) {
+	r, err := trace.OpenFile(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		return nil, false
+	}
+	return r, true
+}
+
+// truncated reports a trace cut short, after whatever could be shown was.
+func truncated(e *env, cmd string, r *trace.Reader) int {
+	if r.Truncated == nil {
+		return ExitOK
+	}
+	fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, r.Truncated)
+	return ExitFailure
+}
+
+func runShow(e *env, args []string) int {
+	c := lookup("show")
+	fs := c.flags(e)
+	gs := fs.String("g", "", "only these goroutines (comma-separated ids)")
+	from := fs.Int64("from", 0, "only from this step")
+	to := fs.Int64("to", -1, "only up to this step (-1: the end)")
+	op := fs.String("op", "", "only events of this kind or operation (for example block, switch, Lock, Send)")
+	grep := fs.String("grep", "", "only events whose line contains this text")
+	code := ExitOK
+	if !c.parse(fs, args, 1, &code) {
+		return code
+	}
+	want := map[int32]bool{}
+	if *gs != "" {
+		for _, s := range strings.Split(*gs, ",") {
+			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "g"))
+			if err != nil {
+				fmt.Fprintf(e.stderr, "dstreplay show: -g %q: want goroutine ids such as 1,3\n", *gs)
+				return ExitUsage
+			}
+			want[int32(n)] = true
+		}
+	}
+	r, ok := open(e, "show", fs.Arg(0))
+	if !ok {
+		return ExitUsage
+	}
+	defer r.Close()
+	for _, kv := range headerLines(&r.Header) {
+		fmt.Fprintf(e.stdout, "# %s\n", kv)
+	}
+	labels := map[int32]string{}
+	start := int64(0)
+	if *from > 0 {
+		i, err := r.SeekStep(*from)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay show: %v\n", err)
+			return ExitFailure
+		}
+		start = i
+		labels = labelsBefore(r, start)
+	}
+	for i := start; i < r.Len(); i++ {
+		ev, err := r.Event(i)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay show: %v\n", err)
+			return ExitFailure
+		}
+		if ev.Kind == trace.KindObject {
+			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
+		}
+		if *to >= 0 && ev.Step > *to {
+			break
+		}
+		if len(want) > 0 && !want[ev.G] {
+			continue
+		}
+		if *op != "" && !matchesOp(&ev, *op) {
+			continue
+		}
+		line := ev.Format(labels)
+		if *grep != "" && !strings.Contains(line, *grep) {
+			continue
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	if o := r.Outcome; o != nil {
+		fmt.Fprintf(e.stdout, "# outcome: %s\n", o.Kind)
+		if o.Message != "" {
+			fmt.Fprintf(e.stdout, "# %s\n", o.Message)
+		}
+	}
+	return truncated(e, "show", r)
+}
+
+// matchesOp reports whether ev is of kind op, or an op or block event of
+// the operation op.
+func matchesOp(ev *trace.Event, op string) bool {
+	if ev.Kind.String() == op {
+		return true
+	}
+	return (ev.Kind == trace.KindOp || ev.Kind == trace.KindBlock) && trace.OpName(ev.Op) == op
+}
+
+// labelsBefore collects the object names defined before event end.
+func labelsBefore(r *trace.Reader, end int64) map[int32]string {
+	labels := map[int32]string{}
+	for i := int64(0); i < end; i++ {
+		ev, err := r.Event(i)
+		if err != nil {
+			break
+		}
+		if ev.Kind == trace.KindObject {
+			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
+		}
+	}
+	return labels
+}
+
+func headerLines(h *trace.Header) []string {
+	lines := []string{"test: " + h.Test}
+	if h.Package != "" {
+		lines = append(lines, "package: "+h.Package)
+	}
+	s := fmt.Sprintf("schedule: %s, seed %#x", h.Strategy, h.Seed)
+	if h.Strategy == "pct" {
+		s += fmt.Sprintf(", depth %d over %d steps", h.Depth, h.PCTSteps)
+	}
+	lines = append(lines, s, fmt.Sprintf("go: %s %s/%s", h.GoVersion, h.GOOS, h.GOARCH))
+	for _, o := range h.Options {
+		lines = append(lines, "option: "+o)
+	}
+	return lines
+}
+
+// wait is a goroutine blocked from one event until it was woken.
+type wait struct {
+	g          int32
+	what       string
+	from, to   int64 // steps
+	start, end int64 // virtual times
+}
+
+func runSummary(e *env, args []string) int {
+	c := lookup("summary")
+	fs := c.flags(e)
+	code := ExitOK
+	if !c.parse(fs, args, 1, &code) {
+		return code
+	}
+	r, ok := open(e, "summary", fs.Arg(0))
+	if !ok {
+		return ExitUsage
+	}
+	defer r.Close()
+	perG, perOp := map[int32]int{}, map[string]int{}
+	labels := map[int32]string{}
+	last := map[int32]trace.Kind{} // each goroutine's last event kind
+	blocked := map[int32]wait{}
+	var waits []wait
+	switches, preemptions := 0, 0
+	var lastStep, lastTime int64
+	var readErr error
+	r.All(func(_ int64, ev trace.Event, err error) bool {
+		if err != nil {
+			readErr = err
+			return false
+		}
+		lastStep, lastTime = ev.Step, ev.Time
+		perG[ev.G]++
+		switch ev.Kind {
+		case trace.KindObject:
+			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
+		case trace.KindOp:
+			perOp[trace.OpName(ev.Op)]++
+		case trace.KindBlock:
+			what := trace.OpName(ev.Op)
+			if l, ok := labels[ev.Obj]; ok {
+				what = l + "." + what
+			}
+			blocked[ev.G] = wait{g: ev.G, what: what, from: ev.Step, start: ev.Time}
+		case trace.KindWake:
+			if w, ok := blocked[int32(ev.Arg)]; ok {
+				w.to, w.end = ev.Step, ev.Time
+				waits = append(waits, w)
+				delete(blocked, int32(ev.Arg))
+			}
+		case trace.KindSwitch:
+			switches++
+			if k := last[ev.G]; k != trace.KindBlock && k != trace.KindExit {
+				preemptions++
+			}
+		}
+		if ev.Kind != trace.KindSwitch {
+			last[ev.G] = ev.Kind
+		}
+		return true
+	})
+	h := &r.Header
+	fmt.Fprintf(e.stdout, "%s (%s, seed %#x)\n", h.Test, h.Strategy, h.Seed)
+	if o := r.Outcome; o != nil {
+		switch {
+		case o.Message == "":
+			fmt.Fprintf(e.stdout, "outcome: %s\n", o.Kind)
+		case strings.HasPrefix(o.Message, o.Kind):
+			fmt.Fprintf(e.stdout, "outcome: %s\n", o.Message)
+		default:
+			fmt.Fprintf(e.stdout, "outcome: %s: %s\n", o.Kind, o.Message)
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "outcome: unknown (the trace was cut short)\n")
+	}
+	fmt.Fprintf(e.stdout, "events: %d over %d steps and %v of virtual time\n", r.Len(), lastStep, time.Duration(lastTime))
+	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, preemptions)
+	fmt.Fprintf(e.stdout, "\nevents per goroutine:\n")
+	for _, g := range sortedKeys(perG) {
+		name := fmt.Sprintf("g%d", g)
+		if g == 0 {
+			name = "scheduler"
+		}
+		fmt.Fprintf(e.stdout, "  %-10s %d\n", name, perG[g])
+	}
+	fmt.Fprintf(e.stdout, "\noperations:\n")
+	for _, op := range sortedKeys(perOp) {
+		fmt.Fprintf(e.stdout, "  %-10s %d\n", op, perOp[op])
+	}
+	for _, w := range blocked { // still blocked at the end; sorted below
+		w.to, w.end = lastStep, lastTime
+		w.what += " (never woken)"
+		waits = append(waits, w)
+	}
+	sort.SliceStable(waits, func(i, j int) bool {
+		a, b := waits[i], waits[j]
+		if a.to-a.from != b.to-b.from {
+			return a.to-a.from > b.to-b.from
+		}
+		return a.g < b.g
+	})
+	if len(waits) > 0 {
+		fmt.Fprintf(e.stdout, "\nlongest waits:\n")
+		for _, w := range waits[:min(len(waits), 5)] {
+			fmt.Fprintf(e.stdout, "  g%d in %s: steps %d to %d (%d steps, %v)\n", w.g, w.what, w.from, w.to, w.to-w.from, time.Duration(w.end-w.start))
+		}
+	}
+	if o := r.Outcome; o != nil && o.Report != "" {
+		fmt.Fprintf(e.stdout, "\nfailure:\n%s\n", indent(o.Report))
+	}
+	if readErr != nil {
+		fmt.Fprintf(e.stderr, "dstreplay summary: %v\n", readErr)
+		return ExitFailure
+	}
+	return truncated(e, "summary", r)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+func runDiff(e *env, args []string) int {
+	c := lookup("diff")
+	fs := c.flags(e)
+	context := fs.Int("context", 3, "events shown before the difference")
+	code := ExitOK
+	if !c.parse(fs, args, 2, &code) {
+		return code
+	}
+	var evs [2][]trace.Event
+	for i := range 2 {
+		r, ok := open(e, "diff", fs.Arg(i))
+		if !ok {
+			return ExitUsage
+		}
+		all, err := r.ReadAll()
+		r.Close()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay diff: %s: %v\n", fs.Arg(i), err)
+			return ExitUsage
+		}
+		evs[i] = all
+	}
+	d := trace.Compare(evs[0], evs[1])
+	if d == nil {
+		fmt.Fprintf(e.stdout, "the traces have the same %d events\n", len(evs[0]))
+		return ExitOK
+	}
+	const w = 58
+	fmt.Fprintf(e.stdout, "first difference at event %d\n\n%-*s | %s\n", d.Index, w, fs.Arg(0), fs.Arg(1))
+	fmt.Fprintf(e.stdout, "%s-+-%s\n", strings.Repeat("-", w), strings.Repeat("-", w))
+	for i := max(d.Index-int64(*context), 0); i < d.Index; i++ {
+		l := clip(evs[0][i].Format(d.Labels), w)
+		fmt.Fprintf(e.stdout, "%-*s | %s\n", w, l, l)
+	}
+	side := func(ev *trace.Event) string {
+		if ev == nil {
+			return "(the run ended)"
+		}
+		return clip(ev.Format(d.Labels), w)
+	}
+	fmt.Fprintf(e.stdout, "%-*s > %s\n", w, side(d.Expected), side(d.Observed))
+	return ExitFailure
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
