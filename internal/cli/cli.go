@@ -39,6 +39,8 @@ func init() {
 			long: "Summary prints how the run ended, how many events each goroutine and each operation has,\nthe context switches and how many of them were preemptions (the previous goroutine could\nhave continued), the longest waits, and the failure's report."},
 		{name: "diff", args: "trace-a trace-b", short: "the first point where two traces differ, side by side", run: runDiff,
 			long: "Diff compares two traces event by event (source locations aside) and shows the first\ndifference with the events before it, side by side. It exits with 1 when they differ."},
+		{name: "export", args: "[flags] trace", short: "convert a trace for Perfetto (Chrome trace-event JSON)", run: runExport,
+			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
 	}
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
 	"go.uber.org/goleak"
@@ -17,30 +19,6 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// abba deadlocks in some schedules.
-func abba(t *sched.T) {
-	var a, b sched.Mutex
-	var wg sched.WaitGroup
-	wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
-	wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
-	wg.Wait()
-}
-
-// failingTrace writes the trace of the first deadlocking schedule from a
-// fixed seed.
-func failingTrace(t *testing.T) string {
-	t.Helper()
-	res, err := sched.Explore(sched.Options{Seed: 7, Iterations: 300, Strategy: "random"}, abba)
-	if err != nil || res.Failure == nil {
-		t.Fatalf("no failure: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "abba.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 func run(args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
@@ -130,7 +108,7 @@ func TestHelp(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, c := range []string{"show", "summary", "diff", "help"} {
+	for _, c := range []string{"show", "summary", "diff", "export", "help"} {
 		if !strings.Contains(out, "\t"+c) {
 			t.Errorf("help does not list %s:\n%s", c, out)
 		}
@@ -169,5 +147,97 @@ func TestBadInput(t *testing.T) {
 	out, e, code := run("show", cut)
 	if code != cli.ExitFailure || !strings.Contains(e, "cut short") || !strings.Contains(out, "# test: sched.Explore") {
 		t.Errorf("truncated: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, e)
+	}
+}
+
+// TestExportPerfetto checks the export against the trace-event format's
+// required fields, phase by phase.
+func TestExportPerfetto(t *testing.T) {
+	// A run with handoffs: goroutines wake each other.
+	res, err := sched.Run(sched.Options{Seed: 3, Record: true}, func(t *sched.T) {
+		ping, pong := chans.Make[int](0), chans.Make[int](0)
+		sched.Go(func() {
+			for v := range ping.All() {
+				pong.Send(v)
+			}
+		})
+		for i := range 5 {
+			ping.Send(i)
+			pong.Recv()
+		}
+		ping.Close()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "pingpong.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run("export", "-format", "perfetto", path)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if len(doc.TraceEvents) == 0 {
+		t.Fatal("no events")
+	}
+	starts, ends := map[float64]bool{}, map[float64]bool{}
+	phases := map[string]int{}
+	for i, ev := range doc.TraceEvents {
+		for _, f := range []string{"name", "ph", "ts", "pid", "tid"} {
+			if _, ok := ev[f]; !ok {
+				t.Fatalf("event %d lacks %q: %v", i, f, ev)
+			}
+		}
+		if _, ok := ev["ts"].(float64); !ok {
+			t.Fatalf("event %d: ts is not a number: %v", i, ev)
+		}
+		ph := ev["ph"].(string)
+		phases[ph]++
+		switch ph {
+		case "X":
+			if d, ok := ev["dur"].(float64); !ok || d <= 0 {
+				t.Errorf("complete event %d without a positive dur: %v", i, ev)
+			}
+		case "i":
+			if ev["s"] != "t" {
+				t.Errorf("instant event %d without scope: %v", i, ev)
+			}
+		case "s", "f":
+			id, ok := ev["id"].(float64)
+			if !ok {
+				t.Fatalf("flow event %d without id: %v", i, ev)
+			}
+			if ph == "s" {
+				starts[id] = true
+			} else {
+				ends[id] = true
+			}
+		case "M":
+			if a, ok := ev["args"].(map[string]any); !ok || a["name"] == "" {
+				t.Errorf("metadata event %d without a name: %v", i, ev)
+			}
+		default:
+			t.Errorf("event %d has phase %q", i, ph)
+		}
+	}
+	for id := range ends {
+		if !starts[id] {
+			t.Errorf("flow %v ends without starting", id)
+		}
+	}
+	for _, ph := range []string{"X", "i", "s", "f", "M"} {
+		if phases[ph] == 0 {
+			t.Errorf("no %q events: %v", ph, phases)
+		}
+	}
+	if _, _, code := run("export", "-format", "svg", path); code != cli.ExitUsage {
+		t.Errorf("an unknown format: exit %d", code)
 	}
 }
