@@ -41,6 +41,8 @@ func init() {
 			long: "Diff compares two traces event by event (source locations aside) and shows the first\ndifference with the events before it, side by side. It exits with 1 when they differ."},
 		{name: "export", args: "[flags] trace", short: "convert a trace for Perfetto (Chrome trace-event JSON)", run: runExport,
 			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
+		{name: "exec", args: "[flags] trace", short: "re-run the recorded test from the trace and confirm its outcome", run: runExec,
+			long: "Exec runs the test that recorded the trace, in its package, with go test -dst.trace: the\nscheduler replays the trace's decisions and compares every event. It exits with 0 when the\nre-run ends as recorded, and with 1 when the outcome differs or the run diverged."},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -108,7 +109,7 @@ func TestHelp(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, c := range []string{"show", "summary", "diff", "export", "help"} {
+	for _, c := range []string{"show", "summary", "diff", "export", "exec", "help"} {
 		if !strings.Contains(out, "\t"+c) {
 			t.Errorf("help does not list %s:\n%s", c, out)
 		}
@@ -239,5 +240,33 @@ func TestExportPerfetto(t *testing.T) {
 	}
 	if _, _, code := run("export", "-format", "svg", path); code != cli.ExitUsage {
 		t.Errorf("an unknown format: exit %d", code)
+	}
+}
+
+// TestExec records a failing test's trace with go test, then re-runs it
+// with dstreplay exec.
+func TestExec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("go", "test", "-count=1", "github.com/dstgo/dst/examples/bank", "-run", "^TestBuggyBank$")
+	cmd.Env = append(os.Environ(), "DST_DEMO=1", "DST_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the demo passed:\n%s", out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(dir, "TestBuggyBank", "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("want one saved trace, found %v", traces)
+	}
+	t.Setenv("DST_DEMO", "1")
+	t.Setenv("DST_DIR", "off")
+	out, errOut, code := run("exec", traces[0])
+	if code != cli.ExitOK || !strings.Contains(errOut, "the re-run ended as recorded") {
+		t.Fatalf("exec: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	// A trace that no go test test recorded cannot be re-run.
+	if _, e, code := run("exec", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
+		t.Errorf("exec of a sched.Explore trace: exit %d %q", code, e)
 	}
 }

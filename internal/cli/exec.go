@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+func runExec(e *env, args []string) int {
+	c := lookup("exec")
+	fs := c.flags(e)
+	race := fs.Bool("race", false, "run the test with -race")
+	code := ExitOK
+	if !c.parse(fs, args, 1, &code) {
+		return code
+	}
+	path, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
+		return ExitUsage
+	}
+	r, ok := open(e, "exec", path)
+	if !ok {
+		return ExitUsage
+	}
+	h, outcome := r.Header, r.Outcome
+	r.Close()
+	pkg := strings.TrimSuffix(h.Package, "_test")
+	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") {
+		fmt.Fprintf(e.stderr, "dstreplay exec: the trace was not recorded by a go test test (test %q, package %q): nothing to re-run\n", h.Test, h.Package)
+		return ExitUsage
+	}
+	argv := []string{"test", "-count=1"}
+	if *race {
+		argv = append(argv, "-race")
+	}
+	argv = append(argv, pkg, "-run", runPattern(h.Test), "-dst.trace="+path)
+	fmt.Fprintf(e.stderr, "dstreplay exec: go %s\n", strings.Join(argv, " "))
+	cmd := exec.Command("go", argv...)
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(e.stdout, &out)
+	cmd.Stderr = io.MultiWriter(e.stderr, &out)
+	cmd.Env = os.Environ()
+	runErr := cmd.Run()
+	got := "pass"
+	if m := failedAs.FindSubmatch(out.Bytes()); m != nil {
+		got = string(m[1])
+	} else if runErr != nil {
+		got = "a failure outside the replay"
+	}
+	want := "pass"
+	if outcome != nil {
+		want = outcome.Kind
+	}
+	if got != want {
+		fmt.Fprintf(e.stderr, "dstreplay exec: the recorded run ended with %s, the re-run with %s\n", want, got)
+		return ExitFailure
+	}
+	if strings.Contains(out.String(), "diverged from the recording") || strings.Contains(out.String(), "ran differently from its recording") {
+		fmt.Fprintf(e.stderr, "dstreplay exec: same outcome (%s), but the re-run diverged from the recording (see above)\n", want)
+		return ExitFailure
+	}
+	fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended as recorded: %s\n", want)
+	return ExitOK
+}
+
+// failedAs finds the failure kind in the harness's report of a replay.
+var failedAs = regexp.MustCompile(`sched: ([a-z ]+) \(replaying `)
+
+// runPattern matches exactly the test (or subtest) called name.
+func runPattern(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
