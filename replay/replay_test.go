@@ -244,6 +244,9 @@ func TestCursor(t *testing.T) {
 		t.Fatalf("at the start: index %d, %+v", c.Index(), c.Goroutines())
 	}
 	for ok := true; ok; ok, err = c.Next() {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	if fmt.Sprint(c.Goroutines()) != fmt.Sprint(end) {
 		t.Fatal("walking back and forth changed the states")

@@ -46,11 +46,12 @@ var moduleRoot = func() string {
 	return filepath.Dir(filepath.Dir(filepath.Dir(file))) + "/"
 }()
 
-// ours reports whether a frame belongs to the tool rather than to the code
-// under test. Tests and examples in this module count as user code.
-func ours(file string) bool {
+// ours reports whether a frame (its file and function) belongs to the tool
+// or the runtime rather than to the code under test. Tests and examples in
+// this module count as user code.
+func ours(file, function string) bool {
 	if moduleRoot == "" || !strings.HasPrefix(file, moduleRoot) {
-		return strings.HasPrefix(file, runtime.GOROOT()) && strings.Contains(file, "/src/runtime/")
+		return strings.HasPrefix(function, "runtime.")
 	}
 	if strings.HasSuffix(file, "_test.go") {
 		return false
@@ -68,7 +69,7 @@ func callerLoc() *Location {
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
-		if !ours(f.File) {
+		if !ours(f.File, f.Function) {
 			return &Location{Func: f.Function, File: f.File, Line: f.Line}
 		}
 		if !more {

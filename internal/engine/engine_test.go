@@ -57,21 +57,24 @@ func TestGoroutineStackLive(t *testing.T) {
 
 func TestOursSkipsToolFrames(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
-	cases := map[string]bool{
-		moduleRoot + "internal/engine/run.go":        true,
-		moduleRoot + "sched/mutex.go":                true,
-		moduleRoot + "sched/mutex_test.go":           false, // tests are user code
-		moduleRoot + "examples/bank/bank.go":         false, // so are examples
-		"/home/u/project/service.go":                 false,
-		runtime.GOROOT() + "/src/runtime/proc.go":    true,
-		runtime.GOROOT() + "/src/net/http/server.go": false,
+	cases := []struct {
+		file, fn string
+		want bool
+	}{
+		{moduleRoot + "internal/engine/run.go", "github.com/dstgo/dst/internal/engine.(*G).Point", true},
+		{moduleRoot + "sched/mutex.go", "github.com/dstgo/dst/sched.(*Mutex).Lock", true},
+		{moduleRoot + "sched/mutex_test.go", "github.com/dstgo/dst/sched_test.TestX", false}, // tests are user code
+		{moduleRoot + "examples/bank/bank.go", "github.com/dstgo/dst/examples/bank.Transfer", false},
+		{"/home/u/project/service.go", "example.com/service.Handle", false},
+		{"/usr/local/go/src/runtime/proc.go", "runtime.goexit", true},
+		{"/usr/local/go/src/net/http/server.go", "net/http.(*Server).Serve", false},
 	}
-	for file, want := range cases {
-		if got := ours(file); got != want {
-			t.Errorf("ours(%q) = %v, want %v", file, got, want)
+	for _, c := range cases {
+		if got := ours(c.file, c.fn); got != c.want {
+			t.Errorf("ours(%q, %q) = %v, want %v", c.file, c.fn, got, c.want)
 		}
 	}
-	if ours(self) {
+	if ours(self, "github.com/dstgo/dst/internal/engine.TestOursSkipsToolFrames") {
 		t.Errorf("this test file counts as the tool's own code")
 	}
 	if enginePrefix != "github.com/dstgo/dst/internal/engine." {
