@@ -59,7 +59,7 @@ func TestOursSkipsToolFrames(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
 	cases := []struct {
 		file, fn string
-		want bool
+		want     bool
 	}{
 		{moduleRoot + "internal/engine/run.go", "github.com/dstgo/dst/internal/engine.(*G).Point", true},
 		{moduleRoot + "sched/mutex.go", "github.com/dstgo/dst/sched.(*Mutex).Lock", true},
