@@ -3,6 +3,7 @@ package entropy
 import (
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // siteCache maps caller PCs to keys. It is a slice-based open-addressing
@@ -20,11 +21,12 @@ type siteSlot struct {
 	key Key
 }
 
-// callerKey returns the key of the function and line that called the
-// Source's default-key draw method. It must not be inlined: the skip count
-// below assumes the frames are callerKey, the draw method, its caller.
-// (runtime.Callers counts inlined frames as logical frames, so the draw
-// method itself may be inlined into its caller.)
+// callerKey returns the key of the site (package, file, line) that called the
+// Source's default-key draw method. Neither callerKey nor the draw methods
+// may be inlined: the skip count below assumes real frames (callerKey, the
+// draw method, its caller), and the PC it keeps must be a return address in
+// the caller. Were the draw method inlined, that PC would resolve to the
+// draw method's own line, and every call site would share one key.
 //
 //go:noinline
 //go:norace
@@ -106,9 +108,30 @@ func hashPC(pc uintptr) uintptr {
 // building the string.
 func symbolize(pc uintptr) Key {
 	frame, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	// The package, the file's base name and the line: not the function's
+	// name, because a closure's name depends on where the compiler inlined
+	// the function that made it (f.func1 here, g.f.func2 there), so the same
+	// draw in the same code would get different keys in different tests.
 	var buf [20]byte
-	h := fnvString(fnvOffset, frame.Function)
+	h := fnvString(fnvOffset, funcPackage(frame.Function))
+	h = fnvString(h, "/")
+	h = fnvString(h, baseName(frame.File))
 	h = fnvString(h, ":")
 	h = fnvString(h, string(strconv.AppendInt(buf[:0], int64(frame.Line), 10)))
 	return Key(h & keyMask)
+}
+
+// funcPackage returns the import path in a function's full name:
+// "example.com/a/b.(*T).M.func1" gives "example.com/a/b".
+func funcPackage(fn string) string {
+	slash := strings.LastIndexByte(fn, '/')
+	if dot := strings.IndexByte(fn[slash+1:], '.'); dot >= 0 {
+		return fn[:slash+1+dot]
+	}
+	return fn
+}
+
+// baseName is the last element of a slash-separated path.
+func baseName(file string) string {
+	return file[strings.LastIndexByte(file, '/')+1:]
 }

@@ -13,8 +13,9 @@
 //     Weighted, Bytes or Stop.
 //   - Key: identifies a draw site, 56 bits. Source.At(key) draws under an
 //     explicit key (the cheap path the scheduler uses); the methods on Source
-//     itself use the key of the calling function and line,
-//     KeyOf(function + ":" + line).
+//     itself use the key of the calling site: KeyOf(package + "/" + file
+//     base name + ":" + line), not the function's name, which for a closure
+//     depends on where the compiler inlined the function that made it.
 //   - UID: Kind<<56 | Key, the stream a value belongs to. The kind keeps the
 //     same key used by two draw methods apart.
 //   - Recording: the values served, in request order, each as its uid and a

@@ -516,39 +516,47 @@ func (k Keyed) Stop() bool {
 // Uint64 is At(key of the calling site).Uint64.
 //
 //go:norace
+//go:noinline
 func (s *Source) Uint64() uint64 { return s.At(s.callerKey()).Uint64() }
 
 // Int64 is At(key of the calling site).Int64.
 //
 //go:norace
+//go:noinline
 func (s *Source) Int64() int64 { return s.At(s.callerKey()).Int64() }
 
 // IntRange is At(key of the calling site).IntRange.
 //
 //go:norace
+//go:noinline
 func (s *Source) IntRange(lo, hi int) int { return s.At(s.callerKey()).IntRange(lo, hi) }
 
 // Bool is At(key of the calling site).Bool.
 //
 //go:norace
+//go:noinline
 func (s *Source) Bool(p float64) bool { return s.At(s.callerKey()).Bool(p) }
 
 // Choice is At(key of the calling site).Choice.
 //
 //go:norace
+//go:noinline
 func (s *Source) Choice(n int) int { return s.At(s.callerKey()).Choice(n) }
 
 // Weighted is At(key of the calling site).Weighted.
 //
 //go:norace
+//go:noinline
 func (s *Source) Weighted(weights []uint64) int { return s.At(s.callerKey()).Weighted(weights) }
 
 // Bytes is At(key of the calling site).Bytes.
 //
 //go:norace
+//go:noinline
 func (s *Source) Bytes(n int) []byte { return s.At(s.callerKey()).Bytes(n) }
 
 // Stop is At(key of the calling site).Stop.
 //
 //go:norace
+//go:noinline
 func (s *Source) Stop() bool { return s.At(s.callerKey()).Stop() }

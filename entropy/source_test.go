@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -503,10 +504,11 @@ func TestPanics(t *testing.T) {
 	}
 }
 
-// here returns the function name and line of its caller.
+// here returns what default keys are made of for its caller: the package,
+// the file's base name, and the line.
 func here() (string, int) {
-	pc, _, line, _ := runtime.Caller(1)
-	return runtime.FuncForPC(pc).Name(), line
+	_, file, line, _ := runtime.Caller(1)
+	return "github.com/dstgo/dst/entropy_test/" + filepath.Base(file), line
 }
 
 func TestDefaultKey(t *testing.T) {
@@ -526,7 +528,7 @@ func TestDefaultKey(t *testing.T) {
 		}
 	}
 
-	// Each default-key method keys by KeyOf(caller function:line).
+	// Each default-key method keys by KeyOf(caller's package/file:line).
 	s = entropy.New(1)
 	fn, line := here()
 	s.Uint64()
@@ -558,6 +560,20 @@ func TestDefaultKey(t *testing.T) {
 }
 
 func helperDraw(s *entropy.Source) { s.Uint64() }
+
+// drawer returns a closure that draws. The compiler may inline drawer into
+// each caller, which gives the closure a different name at each (f.func1,
+// g.drawer.func1); the draw is the same code, so its key must be the same.
+func drawer() func(*entropy.Source) { return func(s *entropy.Source) { s.Uint64() } }
+
+func TestDefaultKeyIgnoresInlining(t *testing.T) {
+	a, b := entropy.New(1), entropy.New(1)
+	drawer()(a)
+	func() { drawer()(b) }()
+	if ka, kb := a.Recording().Values[0].UID, b.Recording().Values[0].UID; ka != kb {
+		t.Fatalf("the same draw got uids %v and %v from two callers of its closure's maker", ka, kb)
+	}
+}
 
 func TestClone(t *testing.T) {
 	s := entropy.New(2)

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/examples/agent"
+	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
@@ -198,6 +201,20 @@ func TestFixedWorker(t *testing.T) {
 // each bug, each by the property it breaks, and that the failing run's trace
 // can be saved. Each bug is switched on alone, so that the first failure
 // found is that bug's.
+// checkTrace checks that dstreplay reads a saved trace and that replaying it
+// fails the same way.
+func checkTrace(t *testing.T, path string, res *sched.Result, body func(*sched.T)) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := cli.Main([]string{"summary", path}, &out, &errb); code != cli.ExitOK || !strings.Contains(out.String(), "outcome: "+string(res.Failure.Kind)) {
+		t.Fatalf("dstreplay summary %s: exit %d\n%s%s", path, code, out.String(), errb.String())
+	}
+	again, err := replay.File(path, body)
+	if err != nil || again.Failure == nil || again.Failure.Kind != res.Failure.Kind || again.Failure.Message != res.Failure.Message {
+		t.Fatalf("replaying %s: %v, %v; want %v", path, err, again.Failure, res.Failure)
+	}
+}
+
 func TestFindsBothBugs(t *testing.T) {
 	cases := []struct {
 		name string
@@ -243,6 +260,7 @@ func TestFindsBothBugs(t *testing.T) {
 			if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 				t.Fatalf("trace %s: %v (size %v)", path, err, fi)
 			}
+			checkTrace(t, path, res, workload(tc.bugs))
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/examples/dedup"
+	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
@@ -278,6 +280,16 @@ func TestFindsBothBugs(t *testing.T) {
 		path := filepath.Join(t.TempDir(), strings.ReplaceAll(bug, " ", "-")+".trace")
 		if err := res.WriteTrace(path); err != nil {
 			t.Errorf("saving the trace of %q: %v", bug, err)
+			continue
+		}
+		// dstreplay reads it, and replaying it fails the same way.
+		var out, errb bytes.Buffer
+		if code := cli.Main([]string{"summary", path}, &out, &errb); code != cli.ExitOK || !strings.Contains(out.String(), bug) {
+			t.Errorf("dstreplay summary of the %q trace: exit %d\n%s%s", bug, code, out.String(), errb.String())
+		}
+		again, err := replay.File(path, workload(dedup.NewBuggy))
+		if err != nil || again.Failure == nil || again.Failure.Message != res.Failure.Message {
+			t.Errorf("replaying the %q trace: %v, %v", bug, err, again.Failure)
 		}
 	}
 }
