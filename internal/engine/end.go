@@ -23,6 +23,7 @@ func (r *Run) fireWatchdog() {
 	if !r.ended.CompareAndSwap(false, true) {
 		return // the run ended meanwhile
 	}
+	r.gone = make(chan struct{}) // before abandoned: the goroutine that leaves closes it
 	r.abandoned.Store(true)
 	r.tr = nil // the trace ends here
 	g := r.cur

@@ -131,7 +131,6 @@ type Run struct {
 
 	// Tracing.
 	tr      *trace.Buffer
-	ev      trace.Event // scratch, so recording allocates nothing per event
 	choice  int64       // the last pick: index among the runnable goroutines
 	ntimers int64
 	firing  bool // timers are firing: events belong to the scheduler
@@ -149,7 +148,7 @@ type Run struct {
 // Execute runs body as goroutine 1 of a new run and returns when the run has
 // ended and every goroutine it left behind has been torn down.
 func Execute(cfg Config, body func()) *Outcome {
-	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), gone: make(chan struct{}), tr: cfg.Trace}
+	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), tr: cfg.Trace}
 	if r.src == nil {
 		r.src = entropy.New(0)
 	}
@@ -384,21 +383,16 @@ func (r *Run) removeRunnable(g *G) {
 	r.runnable = remove(r.runnable, g)
 }
 
-// event returns the scratch event, set for kind k by goroutine g (nil: the
-// scheduler itself, as when a timer fires) at the current step and time.
+// event returns an event of kind k by goroutine g (nil: the scheduler
+// itself, as when a timer fires) at the current step and time.
 //
 //go:norace
-func (r *Run) event(k trace.Kind, g *G) *trace.Event {
-	e := &r.ev
-	*e = trace.Event{Kind: k, Step: int64(r.steps), Time: int64(r.now)}
-	if g != nil {
-		e.G = int32(g.ID)
-	}
-	return e
+func (r *Run) event(k trace.Kind, g *G) trace.Event {
+	return trace.Event{Kind: k, Step: int64(r.steps), Time: int64(r.now), G: gid(g)}
 }
 
 //go:norace
-func (r *Run) record(e *trace.Event) { r.tr.Add(e) }
+func (r *Run) record(e trace.Event) { r.tr.Add(&e) }
 
 //go:norace
 func (r *Run) recordOp(k trace.Kind, g *G, op Op, o *Obj) {
