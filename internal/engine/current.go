@@ -20,11 +20,15 @@ var (
 func addActive(r *Run) {
 	activeMu.Lock()
 	defer activeMu.Unlock()
-	var runs []*Run
-	if p := active.Load(); p != nil {
-		runs = append(runs, *p...)
+	p := active.Load()
+	if p == nil {
+		// The common case, one run at a time: the run's own one-element
+		// list, allocated with it.
+		r.self[0] = r
+		active.Store(&r.selfList)
+		return
 	}
-	runs = append(runs, r)
+	runs := append(append([]*Run(nil), *p...), r)
 	active.Store(&runs)
 }
 

@@ -8,14 +8,20 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-var createdSample = []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+// samples are reused: metrics.Read fills the slice it is given, and runs in
+// parallel read at once.
+var samples = sync.Pool{New: func() any {
+	return []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+}}
 
 // goroutinesCreated is how many goroutines the process has created so far.
 // A run that saw more created than it spawned may have let one escape.
 func goroutinesCreated() uint64 {
-	s := []metrics.Sample{createdSample[0]}
+	s := samples.Get().([]metrics.Sample)
+	defer samples.Put(s)
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

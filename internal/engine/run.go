@@ -131,7 +131,7 @@ type Run struct {
 
 	// Tracing.
 	tr      *trace.Buffer
-	choice  int64       // the last pick: index among the runnable goroutines
+	choice  int64 // the last pick: index among the runnable goroutines
 	ntimers int64
 	firing  bool // timers are firing: events belong to the scheduler
 
@@ -141,6 +141,10 @@ type Run struct {
 	minPrio    int64
 	streak     int
 
+	// self is the list of active runs when this run is the only one.
+	self     [1]*Run
+	selfList []*Run
+
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
 }
@@ -149,6 +153,7 @@ type Run struct {
 // ended and every goroutine it left behind has been torn down.
 func Execute(cfg Config, body func()) *Outcome {
 	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), tr: cfg.Trace}
+	r.selfList = r.self[:]
 	if r.src == nil {
 		r.src = entropy.New(0)
 	}
