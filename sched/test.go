@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -167,7 +167,7 @@ func traceLine(name, file string) string {
 	if engine.RaceEnabled {
 		args = append(args, "-race")
 	}
-	return strings.Join(append(args, packageDir(), "-run", shellQuote(runPattern(name)), "-dst.trace="+file), " ")
+	return strings.Join(append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)), "-dst.trace="+file), " ")
 }
 
 // saveFailure writes the failing schedule's trace under the test's directory
@@ -226,7 +226,7 @@ func reproduceLine(name string, o Options, s schedule) string {
 	if engine.RaceEnabled {
 		args = append(args, "-race")
 	}
-	args = append(args, packageDir(), "-run", shellQuote(runPattern(name)))
+	args = append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)))
 	if s.rec != nil {
 		args = append(args, "-dst.replay="+s.rec.Handle())
 	} else {
@@ -240,15 +240,6 @@ func reproduceLine(name string, o Options, s schedule) string {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
 	return strings.Join(args, " ")
-}
-
-// runPattern matches exactly the test (or subtest) called name.
-func runPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
 }
 
 func shellQuote(s string) string {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/dstgo/dst/internal/gotest"
 )
 
 func runExec(e *env, args []string) int {
@@ -39,7 +41,7 @@ func runExec(e *env, args []string) int {
 	if *race {
 		argv = append(argv, "-race")
 	}
-	argv = append(argv, pkg, "-run", runPattern(h.Test), "-dst.trace="+path)
+	argv = append(argv, pkg, "-run", gotest.RunPattern(h.Test), "-dst.trace="+path)
 	fmt.Fprintf(e.stderr, "dstreplay exec: go %s\n", strings.Join(argv, " "))
 	cmd := exec.Command("go", argv...)
 	var out bytes.Buffer
@@ -71,12 +73,3 @@ func runExec(e *env, args []string) int {
 
 // failedAs finds the failure kind in the harness's report of a replay.
 var failedAs = regexp.MustCompile(`sched: ([a-z ]+) \(replaying `)
-
-// runPattern matches exactly the test (or subtest) called name.
-func runPattern(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
-	}
-	return strings.Join(parts, "/")
-}

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/trace"
@@ -127,7 +128,7 @@ func (g *G) Failed() bool {
 //
 //go:norace
 func (g *G) FailNow() {
-	msg := joinLines(g.run.errors)
+	msg := strings.Join(g.run.errors, "\n")
 	if msg == "" {
 		msg = fmt.Sprintf("goroutine %d: FailNow", g.ID)
 	}

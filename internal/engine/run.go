@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -461,7 +462,7 @@ func (r *Run) stall(g *G) {
 	if r.live == 0 {
 		var f *Failure
 		if len(r.errors) > 0 {
-			f = &Failure{Kind: TestFailed, Message: joinLines(r.errors)}
+			f = &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n")}
 		}
 		r.finish(f)
 		return
@@ -476,7 +477,7 @@ func (r *Run) stall(g *G) {
 		f.Message += fmt.Sprintf(" (the virtual clock advanced %d times without waking any: the pending timers wake nobody)", idleAdvanceLimit)
 	}
 	if len(r.errors) > 0 {
-		f.Message += "\n" + joinLines(r.errors)
+		f.Message += "\n" + strings.Join(r.errors, "\n")
 	}
 	r.finish(f)
 	if g != nil {
@@ -628,15 +629,4 @@ func (r *Run) snapshot() []GState {
 // externalFailure records a failure observed outside the run's goroutines.
 func (r *Run) externalFailure(f *Failure) {
 	r.external.CompareAndSwap(nil, f)
-}
-
-func joinLines(s []string) string {
-	out := ""
-	for i, l := range s {
-		if i > 0 {
-			out += "\n"
-		}
-		out += l
-	}
-	return out
 }
