@@ -4,7 +4,11 @@ import "math/bits"
 
 // rng is xoshiro256** seeded through splitmix64. It is our own so that the
 // stream for a seed is fixed forever, independent of math/rand's evolution.
-type rng struct{ s [4]uint64 }
+// A stream, when set (FromBytes), is served first, eight bytes per word.
+type rng struct {
+	s      [4]uint64
+	stream []byte
+}
 
 // splitmix64 advances *x and returns the next output; used only to expand a
 // 64-bit seed into xoshiro's 256-bit state (never all zero).
@@ -25,6 +29,9 @@ func (r *rng) seed(seed uint64) {
 
 //go:norace
 func (r *rng) next() uint64 {
+	if len(r.stream) > 0 {
+		return r.fromStream()
+	}
 	s := &r.s
 	result := bits.RotateLeft64(s[1]*5, 7) * 9
 	t := s[1] << 17
@@ -47,4 +54,14 @@ func scale(x, n uint64) uint64 {
 	}
 	hi, _ := bits.Mul64(x, n)
 	return hi
+}
+
+//go:norace
+func (r *rng) fromStream() uint64 {
+	var w uint64
+	for i := 0; i < 8 && i < len(r.stream); i++ {
+		w |= uint64(r.stream[i]) << (8 * i)
+	}
+	r.stream = r.stream[min(8, len(r.stream)):]
+	return w
 }

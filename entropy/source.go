@@ -23,6 +23,7 @@ type Source struct {
 	rec       Recording
 	rng       rng
 	replaying bool
+	then      bool // replaying: a uid with no value left draws fresh from rng
 	fallbacks int
 	stopNo    int // "no" answers from Stop so far
 	stopLimit int
@@ -145,6 +146,42 @@ func Replay(rec *Recording) *Source {
 	return s
 }
 
+// ReplayThen returns a Source that replays rec as Replay does, except that a
+// draw whose uid has no value left is served fresh, from a generator seeded
+// with seed, instead of by fallback. A fuzz loop uses it to run a mutated
+// recording: the recorded values steer the run as far as they reach, and
+// the rest of the run is random rather than always the fallback. Fallbacks
+// stays 0.
+//
+//go:norace
+func ReplayThen(rec *Recording, seed uint64) *Source {
+	s := Replay(rec)
+	s.then = true
+	s.rng.seed(seed)
+	return s
+}
+
+// FromBytes returns a fresh Source whose generator yields the bytes of data,
+// eight at a time (little-endian, the last word zero-padded), and then the
+// values of a generator seeded by a hash of data. It lets a byte-oriented
+// fuzzer (go test -fuzz) steer every draw in request order; data is not
+// retained.
+//
+//go:norace
+func FromBytes(data []byte) *Source {
+	s := &Source{stopLimit: defaultStopLimit}
+	h := uint64(0xcbf29ce484222325) // FNV-1a
+	for _, b := range data {
+		h = (h ^ uint64(b)) * 0x100000001b3
+	}
+	s.rng.seed(h)
+	s.rng.stream = make([]byte, len(data))
+	for i, b := range data {
+		s.rng.stream[i] = b
+	}
+	return s
+}
+
 // hashUID spreads uids over the replay index (Fibonacci hashing).
 func hashUID(u UID) uint64 {
 	return (uint64(u) * 0x9e3779b97f4a7c15) >> 32
@@ -211,6 +248,9 @@ func (s *Source) pull(uid UID) (uint64, origin) {
 	if it, ok := s.take(uid); ok {
 		return it.v, fromRecord
 	}
+	if s.then {
+		return s.rng.next(), fromRNG
+	}
 	return 0, fromFallback
 }
 
@@ -226,7 +266,9 @@ func (s *Source) take(uid UID) (item, bool) {
 		s.last, s.lastID = q, uid
 	}
 	if q.next == q.end {
-		s.fallbacks++
+		if !s.then {
+			s.fallbacks++
+		}
 		return item{}, false
 	}
 	it := s.items[q.next]
@@ -456,18 +498,14 @@ func (k Keyed) Bytes(n int) []byte {
 	s, uid := k.s, MakeUID(KindBytes, k.key)
 	out := make([]byte, n)
 	if !s.replaying {
-		for i := 0; i < n; i += 8 {
-			w := s.rng.next()
-			for j := i; j < n && j < i+8; j++ {
-				out[j] = byte(w)
-				w >>= 8
-			}
-		}
+		s.fill(out)
 	} else if it, ok := s.take(uid); ok {
 		m := min(uint64(n), it.v, uint64(len(s.data)-it.off))
 		for i := range int(m) {
 			out[i] = s.data[it.off+i]
 		}
+	} else if s.then {
+		s.fill(out)
 	}
 	s.record(uid, uint64(n))
 	data := reserve(s.rec.Data, n)
@@ -476,6 +514,19 @@ func (k Keyed) Bytes(n int) []byte {
 	}
 	s.rec.Data = data
 	return out
+}
+
+// fill fills out from the generator.
+//
+//go:norace
+func (s *Source) fill(out []byte) {
+	for i := 0; i < len(out); i += 8 {
+		w := s.rng.next()
+		for j := i; j < len(out) && j < i+8; j++ {
+			out[j] = byte(w)
+			w >>= 8
+		}
+	}
 }
 
 // Stop answers "stop here?": fresh, yes with probability 1/8. It is
