@@ -33,7 +33,7 @@ func ExampleExplore() {
 	fmt.Println(res.Failure.Kind, "found in schedule", res.Schedule)
 	fmt.Println(res.Failure.Message)
 	// Output:
-	// deadlock found in schedule 12
+	// deadlock found in schedule 6
 	// deadlock: all goroutines are asleep: 3 blocked and nothing can wake them
 }
 

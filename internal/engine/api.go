@@ -63,6 +63,9 @@ func (g *G) Fault(name string) bool {
 		return false
 	}
 	r.faults = append(r.faults, FaultEvent{Name: name, Step: r.steps, G: g.ID})
+	if r.cfg.Cover != nil {
+		r.coverName(tagFault, name)
+	}
 	return true
 }
 

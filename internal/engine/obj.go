@@ -19,6 +19,7 @@ type Obj struct {
 	heldAt *Location     // where it locked it (detail mode)
 	label  string        // names the object in reports instead of its kind ("chan int")
 	lazy   func() string // a label made only when a report asks for it
+	site   uint64        // coverage: where the run bound it (see bindSite)
 }
 
 // SetLabel names o in reports, for example with a channel's element type:
@@ -44,6 +45,9 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 	}
 	r.nobj++
 	*o = Obj{run: r, id: r.nobj, kind: k, label: o.label}
+	if r.cfg.Cover != nil {
+		o.site = bindSite()
+	}
 	if r.tr != nil {
 		e := r.event(trace.KindObject, g)
 		e.Obj, e.Text = o.id, o.base()

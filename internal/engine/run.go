@@ -36,17 +36,34 @@ type Config struct {
 	ClockFaults      ClockFaults
 	// Trace, when not nil, receives every event of the run.
 	Trace *trace.Buffer
+	// Transcribe records every decision of the strategy as the choice a
+	// random walk would draw to make it (Outcome.Transcript), so that any
+	// run can be replayed, and shrunk, as a random walk.
+	Transcribe bool
+	// Cover, when not nil, is a map of CoverSize hit counters that the run
+	// adds its interleaving coverage to (see CoverSize).
+	Cover []byte
 }
 
 // Outcome is what a run did and how it ended.
 type Outcome struct {
-	Failure    *Failure // nil when the run passed
-	Logs       []string // what the body logged, in order
-	Steps      int      // scheduling points
-	Switches   int      // times the running goroutine changed
-	Goroutines int      // managed goroutines, the body included
-	Faults     []FaultEvent
+	Failure  *Failure // nil when the run passed
+	Logs     []string // what the body logged, in order
+	Steps    int      // scheduling points
+	Switches int      // times the running goroutine changed
+	// Preemptions counts switches away from a goroutine that could have
+	// continued.
+	Preemptions int
+	Goroutines  int // managed goroutines, the body included
+	Faults      []FaultEvent
+	// Transcript is the run's decisions as random-walk choices, with
+	// Config.Transcribe; with TranscriptUID it forms the scheduler's part
+	// of an equivalent random-walk recording.
+	Transcript []uint64
 }
+
+// TranscriptUID is the uid of a random walk's choices.
+var TranscriptUID = entropy.MakeUID(entropy.KindChoice, keyPick)
 
 // FaultEvent is a fault that fired.
 type FaultEvent struct {
@@ -84,7 +101,8 @@ type G struct {
 	obj     *Obj
 	at      *Location // detail mode: where the current operation was called
 	spawnAt *Location // detail mode: where sched.Go was called
-	prio    int64     // PCT priority
+	prio    int64     // PCT and POS priority
+	site    uint64    // coverage: the site of its current operation
 }
 
 // Run is one execution of a body under the scheduler.
@@ -98,6 +116,7 @@ type Run struct {
 	live     int
 	steps    int
 	switches int
+	preempts int
 	progress uint64 // read by the watchdog
 	nobj     int32
 
@@ -135,6 +154,11 @@ type Run struct {
 	choice  int64 // the last pick: index among the runnable goroutines
 	ntimers int64
 	firing  bool // timers are firing: events belong to the scheduler
+
+	// Coverage state: the last point's site and goroutine.
+	lastSite   uint64
+	lastG      int32
+	transcript []uint64
 
 	// PCT state.
 	changes    []int
@@ -204,12 +228,14 @@ func Execute(cfg Config, body func()) *Outcome {
 		r.failure = r.findEscapes()
 	}
 	return &Outcome{
-		Failure:    r.failure,
-		Logs:       r.logs,
-		Steps:      r.steps,
-		Switches:   r.switches,
-		Goroutines: len(r.gs),
-		Faults:     r.faults,
+		Failure:     r.failure,
+		Logs:        r.logs,
+		Steps:       r.steps,
+		Switches:    r.switches,
+		Preemptions: r.preempts,
+		Goroutines:  len(r.gs),
+		Faults:      r.faults,
+		Transcript:  r.transcript,
 	}
 }
 
@@ -319,6 +345,9 @@ func (g *G) Point(op Op, o *Obj) {
 	if r.tr != nil {
 		r.recordOp(trace.KindOp, g, op, o)
 	}
+	if r.cfg.Cover != nil {
+		r.coverPoint(g, op, o)
+	}
 	if r.steps > r.cfg.MaxSteps {
 		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
 			"livelock: the run reached the step bound of %d scheduling points without finishing "+
@@ -333,6 +362,7 @@ func (g *G) Point(op Op, o *Obj) {
 		return
 	}
 	if next := r.pick(g, op == OpYield); next != g {
+		r.preempts++
 		r.switchTo(g, next)
 	}
 }
@@ -352,6 +382,10 @@ func (g *G) block(op Op, o *Obj) {
 	g.op, g.obj = op, o
 	if r.tr != nil {
 		r.recordOp(trace.KindBlock, g, op, o)
+	}
+	if r.cfg.Cover != nil {
+		g.site = siteOf(op, o)
+		r.coverBlock(g)
 	}
 	r.removeRunnable(g)
 	for len(r.runnable) == 0 && r.advance() {

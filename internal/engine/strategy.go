@@ -18,6 +18,12 @@ const (
 	// (Burckhardt et al., ASPLOS'10): a bug of depth d is found with
 	// probability at least 1/(n·k^(d-1)) per run.
 	PCT
+	// POS is partial order sampling (Yuan et al., CAV'18): every pending
+	// operation has a random priority and the highest runs; when an
+	// operation runs, the goroutine's next one and every pending operation
+	// on the same object get fresh priorities. Unlike a random walk it
+	// samples orders of dependent operations nearly uniformly.
+	POS
 )
 
 func (s Strategy) String() string {
@@ -26,6 +32,8 @@ func (s Strategy) String() string {
 		return "random"
 	case PCT:
 		return "pct"
+	case POS:
+		return "pos"
 	}
 	return "strategy?"
 }
@@ -35,6 +43,7 @@ var (
 	keyPick   = entropy.KeyOf("sched.pick")
 	keyPrio   = entropy.KeyOf("sched.pct.priority")
 	keyChange = entropy.KeyOf("sched.pct.change")
+	keyPOS    = entropy.KeyOf("sched.pos.priority")
 	faultSalt = entropy.KeyOf("sched.fault")
 )
 
@@ -65,8 +74,11 @@ func (r *Run) startStrategy() {
 
 //go:norace
 func (r *Run) spawned(g *G) {
-	if r.cfg.Strategy == PCT {
+	switch r.cfg.Strategy {
+	case PCT:
 		g.prio = int64(r.cfg.Depth) + int64(r.src.At(keyPrio).Uint64()>>2)
+	case POS:
+		g.prio = r.posPriority()
 	}
 }
 
@@ -93,11 +105,15 @@ func (r *Run) demote(g *G) {
 //
 //go:norace
 func (r *Run) pick(cur *G, yield bool) *G {
+	if r.cfg.Strategy == POS {
+		return r.transcribe(cur, r.pickPOS())
+	}
 	if r.cfg.Strategy != PCT {
-		r.choice = 0
+		c := 0
 		if len(r.runnable) > 1 {
-			r.choice = int64(r.src.At(keyPick).Choice(len(r.runnable)))
+			c = r.src.At(keyPick).Choice(len(r.runnable))
 		}
+		r.choice = int64(r.fromChoice(cur, c))
 		return r.runnable[r.choice]
 	}
 	if cur != nil && yield {
@@ -114,7 +130,7 @@ func (r *Run) pick(cur *G, yield bool) *G {
 	if best != cur {
 		r.streak = 0
 	}
-	return best
+	return r.transcribe(cur, best)
 }
 
 //go:norace
@@ -127,4 +143,89 @@ func (r *Run) highest() *G {
 	}
 	r.choice = int64(at)
 	return best
+}
+
+//go:norace
+func (r *Run) posPriority() int64 {
+	return int64(r.src.At(keyPOS).Uint64() >> 1)
+}
+
+// pickPOS runs the goroutine whose pending operation has the highest
+// priority, then redraws the priorities its operation affects: its own next
+// one, and those of goroutines waiting to operate on the same object.
+//
+//go:norace
+func (r *Run) pickPOS() *G {
+	best := r.highest()
+	if o := best.obj; o != nil {
+		for _, g := range r.runnable {
+			if g != best && g.obj == o {
+				g.prio = r.posPriority()
+			}
+		}
+	}
+	best.prio = r.posPriority()
+	return best
+}
+
+// A random walk's choice c among n runnable goroutines means: 0, the current
+// goroutine continues (when it can); otherwise the others in ID order. So a
+// recording whose choices are all 0 never preempts, and a shrinker that
+// lowers choices removes preemptions.
+
+// fromChoice maps choice c to an index in r.runnable. cur is the goroutine
+// at the point if it can continue, else nil.
+//
+//go:norace
+func (r *Run) fromChoice(cur *G, c int) int {
+	if cur == nil {
+		return c
+	}
+	k := r.indexOf(cur)
+	switch {
+	case c == 0:
+		return k
+	case c <= k:
+		return c - 1
+	}
+	return c
+}
+
+// toChoice is the inverse of fromChoice: the choice that picks g.
+//
+//go:norace
+func (r *Run) toChoice(cur, g *G) int {
+	j := r.indexOf(g)
+	if cur == nil {
+		return j
+	}
+	k := r.indexOf(cur)
+	switch {
+	case j == k:
+		return 0
+	case j < k:
+		return j + 1
+	}
+	return j
+}
+
+//go:norace
+func (r *Run) indexOf(g *G) int {
+	for i, h := range r.runnable {
+		if h == g {
+			return i
+		}
+	}
+	return 0
+}
+
+// transcribe notes, with Config.Transcribe, the random-walk choice that makes
+// the same decision as the strategy just did, and returns the chosen one.
+//
+//go:norace
+func (r *Run) transcribe(cur, chosen *G) *G {
+	if r.cfg.Transcribe && len(r.runnable) > 1 {
+		r.transcript = append(r.transcript, uint64(r.toChoice(cur, chosen)))
+	}
+	return chosen
 }
