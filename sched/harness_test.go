@@ -352,9 +352,11 @@ func TestReproduceLine(t *testing.T) {
 				t.Fatalf("no reproduce line in:\n%s", out)
 			}
 			line := m[1]
-			wantPrefix := "go test ./sched -run '^TestChildFailure$' -dst.seed=0x"
+			// The failure is shrunk, so the line replays the shrunk schedule's
+			// recording.
+			wantPrefix := "go test ./sched -run '^TestChildFailure$' -dst.replay=e1"
 			if engine.RaceEnabled {
-				wantPrefix = "go test -race ./sched -run '^TestChildFailure$' -dst.seed=0x"
+				wantPrefix = "go test -race ./sched -run '^TestChildFailure$' -dst.replay=e1"
 			}
 			if !strings.HasPrefix(line, wantPrefix) {
 				t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)

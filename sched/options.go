@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
 )
 
@@ -23,8 +25,11 @@ type Options struct {
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.
 	Seed uint64
-	// Strategy is "random", "pct", or "portfolio", which alternates PCT and
-	// random walk between schedules (-dst.strategy). Default "portfolio".
+	// Strategy is "random", "pct", "pos" (partial order sampling),
+	// "portfolio", which alternates PCT and random walk between schedules,
+	// or "hunt", a coverage-guided search that mutates the schedules that
+	// reached new interleavings (package fuzzloop) (-dst.strategy). Default
+	// "portfolio".
 	Strategy string
 	// Depth is PCT's bug depth d: d-1 priority change points (-dst.depth).
 	// Default 3.
@@ -96,6 +101,12 @@ var flags struct {
 	trace    string
 	dir      string
 	verbose  bool
+	// Hunting (package fuzzloop, dstreplay hunt).
+	corpus    string
+	worker    int
+	keepGoing bool
+	input     string
+	shrink    bool
 }
 
 func init() {
@@ -111,6 +122,11 @@ func init() {
 	flag.StringVar(&flags.trace, "dst.trace", "", "sched: replay the trace file `path` and report any divergence")
 	flag.StringVar(&flags.dir, "dst.dir", "", "sched: where failing tests save their traces (default testdata/dst, or $DST_DIR; off to disable)")
 	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
+	flag.StringVar(&flags.corpus, "dst.corpus", "", "sched: hunt: keep the corpus in `dir` (default: in memory)")
+	flag.IntVar(&flags.worker, "dst.worker", -1, "sched: hunt: this process is worker `n` of dstreplay hunt: report progress on stdout")
+	flag.BoolVar(&flags.keepGoing, "dst.keepgoing", false, "sched: hunt: save every distinct failure and keep hunting")
+	flag.StringVar(&flags.input, "dst.input", "", "sched: run the input `file` saved by a hunt (a crash, or a corpus entry)")
+	flag.BoolVar(&flags.shrink, "dst.shrink", true, "sched: shrink a failing schedule before reporting it")
 }
 
 // withFlags returns o with the fields named by flags set on the command line
@@ -139,6 +155,15 @@ func (o Options) withFlags() (Options, error) {
 			o.MaxSteps = flags.maxSteps
 		case "dst.watchdog":
 			o.Watchdog = flags.watchdog
+		case "dst.input":
+			in, e := fuzzloop.ReadInput(flags.input)
+			if e != nil {
+				err = fmt.Errorf("sched: -dst.input: %w", e)
+			}
+			o.Recording, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Strategy, in.Depth, in.PCTSteps, true
+			if o.Depth == 0 {
+				o.Depth = defaultDepth
+			}
 		case "dst.replay":
 			rec, e := entropy.ParseHandle(flags.replay)
 			if e != nil {
@@ -176,8 +201,8 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.Iterations < 0:
 		return o, fmt.Errorf("sched: Iterations is %d, must be positive", o.Iterations)
-	case o.Strategy != "portfolio" && o.Strategy != "random" && o.Strategy != "pct":
-		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct or portfolio", o.Strategy)
+	case !slices.Contains([]string{"portfolio", "random", "pct", "pos", "hunt"}, o.Strategy):
+		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, portfolio or hunt", o.Strategy)
 	case o.Depth < 1:
 		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
 	case o.MaxSteps < 0:

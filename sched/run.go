@@ -108,6 +108,24 @@ type schedule struct {
 	strategy engine.Strategy
 	depth    int
 	pctSteps int
+
+	then       bool   // serve draws past rec fresh from seed (a hunt's mutated input)
+	data       []byte // serve fresh draws from these bytes (a native fuzz target)
+	cover      []byte // coverage map to fill
+	transcribe bool
+}
+
+// strategyNamed is the strategy a single schedule named by s runs.
+func strategyNamed(s string) (engine.Strategy, bool) {
+	switch s {
+	case "random":
+		return engine.Random, true
+	case "pct":
+		return engine.PCT, true
+	case "pos":
+		return engine.POS, true
+	}
+	return 0, false
 }
 
 // seedStep spreads the seeds of successive schedules.
@@ -121,6 +139,8 @@ func (o Options) schedule(i int, base uint64, pctHint int) schedule {
 	switch {
 	case o.Strategy == "random", o.Strategy == "portfolio" && i%2 == 1:
 		s.strategy = engine.Random
+	case o.Strategy == "pos":
+		s.strategy = engine.POS
 	default:
 		s.strategy = engine.PCT
 	}
@@ -135,9 +155,14 @@ var sources = sync.Pool{New: func() any { return entropy.New(0) }}
 // o.Record it records the run's events. The recording is the run's own copy.
 func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording, *trace.Buffer) {
 	var src *entropy.Source
-	if s.rec != nil {
+	switch {
+	case s.rec != nil && s.then:
+		src = entropy.ReplayThen(s.rec, s.seed)
+	case s.rec != nil:
 		src = entropy.Replay(s.rec)
-	} else {
+	case s.data != nil:
+		src = entropy.FromBytes(s.data)
+	default:
 		src = sources.Get().(*entropy.Source)
 		src.Reset(s.seed)
 	}
@@ -158,6 +183,8 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 		FaultProbability: o.FaultProbability,
 		Start:            o.Start,
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
+		Transcribe:       s.transcribe,
+		Cover:            s.cover,
 	}
 	if detail || o.Record {
 		cfg.Trace = &trace.Buffer{}
@@ -166,7 +193,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
 	rec := src.Recording().Clone()
-	if s.rec == nil && (out.Failure == nil || out.Failure.Kind != engine.Watchdog) {
+	if s.rec == nil && s.data == nil && (out.Failure == nil || out.Failure.Kind != engine.Watchdog) {
 		// An abandoned goroutine may still draw from the source: only
 		// sources no goroutine can touch again are reused.
 		sources.Put(src)

@@ -2,7 +2,9 @@ package sched
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/trace"
@@ -54,9 +57,19 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		logf = t.Logf
 	}
 	x := explore(o, t.Name(), t, body, logf)
+	if x.err != nil {
+		t.Fatalf("sched: %v", x.err)
+	}
 	if x.res.Failure != nil {
-		x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
-		t.Fatal(failureReport(t.Name(), o, x))
+		if len(x.found) == 0 {
+			x = shrinkFailure(o, t.Name(), t, body, x)
+			x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
+		}
+		report := failureReport(t.Name(), o, x)
+		for _, f := range x.found[min(1, len(x.found)):] {
+			report += "\n" + failureReport(t.Name(), o, f)
+		}
+		t.Fatal(report)
 		return
 	}
 	if testing.Verbose() {
@@ -66,6 +79,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		}
 		t.Logf("sched: %d schedules passed in %v%s; first seed %#x, strategy %s",
 			x.n, x.elapsed.Round(time.Millisecond), limit, x.base, o.Strategy)
+		if o.Strategy == "hunt" {
+			t.Logf("sched: hunt: corpus %d inputs, %d coverage features", x.hunt.Corpus, x.hunt.Cover)
+		}
 	}
 }
 
@@ -79,6 +95,12 @@ func Explore(opts Options, body func(*T)) (*Result, error) {
 		return nil, err
 	}
 	x := explore(o, "sched.Explore", nil, body, nil)
+	if x.err != nil {
+		return nil, x.err
+	}
+	if x.res.Failure != nil && len(x.found) == 0 {
+		x = shrinkFailure(o, "sched.Explore", nil, body, x)
+	}
 	return x.res, nil
 }
 
@@ -91,11 +113,19 @@ type exploration struct {
 	elapsed time.Duration
 	saved   string // where the failure's trace was saved
 	saveErr error
+	err     error                  // the exploration could not go on (a hunt's corpus)
+	shrunk  *fuzzloop.ShrinkResult // how the failure was shrunk
+	found0  *schedule              // the schedule as found, before shrinking
+	found   []exploration          // a hunt's failures, saved, the first being this one
+	hunt    fuzzloop.Stats         // a hunt's loop, when nothing failed
 }
 
 // explore runs schedules until one fails or the budget is spent. logf, when
 // not nil, is told about every schedule.
 func explore(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
+	if o.Strategy == "hunt" && o.Recording == nil {
+		return hunt(o, name, tb, body, logf)
+	}
 	x := exploration{base: o.Seed}
 	if x.base == 0 && o.Recording == nil {
 		x.base = randomSeed()
@@ -137,6 +167,9 @@ func failureReport(name string, o Options, x exploration) string {
 	if note != "" {
 		fmt.Fprintf(&b, "%s\n", note)
 	}
+	if r := x.shrunk; r != nil {
+		fmt.Fprintf(&b, "shrunk from %v to %v (%d runs)\n", r.Before, r.After, r.Runs)
+	}
 	fmt.Fprintf(&b, "\n%s\n", res.Failure.Error())
 	if len(res.Faults) > 0 {
 		fmt.Fprintf(&b, "\nfaults fired:\n")
@@ -151,6 +184,9 @@ func failureReport(name string, o Options, x exploration) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
+	if x.found0 != nil && x.found0.rec == nil {
+		fmt.Fprintf(&b, "the schedule as found, before shrinking:\n  %s\n", reproduceLine(name, o, *x.found0))
+	}
 	switch {
 	case x.saved != "":
 		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (go install github.com/dstgo/dst/cmd/dstreplay):\n  dstreplay summary %s\n",
@@ -179,7 +215,8 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	}
 	id := fmt.Sprintf("%#x", x.s.seed)
 	if x.s.rec != nil {
-		id = "replay"
+		sum := sha256.Sum256([]byte(x.s.rec.Handle()))
+		id = hex.EncodeToString(sum[:6])
 	}
 	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"), id))
 	if err := x.res.WriteTrace(file); err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -107,12 +106,8 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 		return o, schedule{}, fmt.Errorf("sched: the trace's recording: %w", err)
 	}
 	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
-	switch h.Strategy {
-	case "random":
-		s.strategy = engine.Random
-	case "pct":
-		s.strategy = engine.PCT
-	default:
+	var ok bool
+	if s.strategy, ok = strategyNamed(h.Strategy); !ok {
 		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)
 	}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -121,6 +122,63 @@ func (g GState) String() string {
 		if g.Spawned.File != "" {
 			fmt.Fprintf(&b, " at %s", g.Spawned)
 		}
+	}
+	return b.String()
+}
+
+// Signature identifies a failure across schedules that fail the same way:
+// its kind and where it happened, with every number dropped (goroutine ids,
+// counts and steps change as a schedule is shrunk). For a panic, where is
+// the panic value and the first frame outside the runtime and the
+// scheduler; for a deadlock or leak, the operations the goroutines are
+// stuck in; otherwise the message.
+func (f *Failure) Signature() string {
+	where := f.Message
+	switch f.Kind {
+	case Panic:
+		where += " at " + panicFrame(f.Stack)
+	case Deadlock, Leak:
+		var ops []string
+		for _, g := range f.Goroutines {
+			ops = append(ops, g.Op.String())
+		}
+		slices.Sort(ops)
+		where = strings.Join(slices.Compact(ops), ",")
+	}
+	return f.Kind.String() + ": " + dropDigits(where)
+}
+
+// panicFrame is the function of the first frame of a debug.Stack that is
+// neither the runtime nor this package.
+func panicFrame(stack string) string {
+	for _, line := range strings.Split(stack, "\n") {
+		if line == "" || line[0] == '\t' || strings.HasPrefix(line, "goroutine ") {
+			continue
+		}
+		if strings.HasPrefix(line, "runtime") || strings.HasPrefix(line, "panic(") || strings.Contains(line, "internal/engine.") {
+			continue
+		}
+		if i := strings.LastIndexByte(line, '('); i > 0 {
+			line = line[:i]
+		}
+		return line
+	}
+	return "?"
+}
+
+func dropDigits(s string) string {
+	var b strings.Builder
+	digit := false
+	for _, c := range s {
+		if c >= '0' && c <= '9' {
+			if !digit {
+				b.WriteByte('N')
+			}
+			digit = true
+			continue
+		}
+		digit = false
+		b.WriteRune(c)
 	}
 	return b.String()
 }

@@ -114,7 +114,7 @@ func (r *Run) pick(cur *G, yield bool) *G {
 			c = r.src.At(keyPick).Choice(len(r.runnable))
 		}
 		r.choice = int64(r.fromChoice(cur, c))
-		return r.runnable[r.choice]
+		return r.transcribe(cur, r.runnable[r.choice])
 	}
 	if cur != nil && yield {
 		r.demote(cur)
@@ -228,4 +228,16 @@ func (r *Run) transcribe(cur, chosen *G) *G {
 		r.transcript = append(r.transcript, uint64(r.toChoice(cur, chosen)))
 	}
 	return chosen
+}
+
+// StrategyUID reports whether u is one of the uids the strategies draw
+// their decisions from (a random walk's choices, PCT's priorities and change
+// points, POS's priorities), as opposed to faults, timers and the body's own
+// draws, which are the same whichever strategy runs.
+func StrategyUID(u entropy.UID) bool {
+	switch u.Key() {
+	case keyPick, keyPrio, keyChange, keyPOS:
+		return true
+	}
+	return false
 }

@@ -1,0 +1,187 @@
+package fuzzloop
+
+import (
+	"time"
+
+	"github.com/dstgo/dst/entropy"
+)
+
+// ShrinkConfig bounds shrinking.
+type ShrinkConfig struct {
+	// Runs bounds the candidate runs; default 2000.
+	Runs int
+	// Time bounds the wall-clock time; default 30s.
+	Time time.Duration
+}
+
+// ShrinkResult is what shrinking did.
+type ShrinkResult struct {
+	Input         Input   // the smallest input found with the same failure
+	Outcome       Outcome // its run
+	Before, After Size
+	Runs          int // candidate runs
+}
+
+// Shrink looks for a smaller input that fails with the same signature as
+// in did (out), in the spirit of Hypothesis: passes over the recorded values
+// that cut the tail, delete runs of values, set values to zero and lower
+// them, each candidate kept only if it fails the same way and its Size is
+// smaller. run must replay its input deterministically, serving draws past
+// the recording by fallback (entropy.Replay, not ReplayThen): a fallback is
+// the simplest value (for a random walk's choices, 0 means no preemption).
+func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) ShrinkResult {
+	if cfg.Runs <= 0 {
+		cfg.Runs = 2000
+	}
+	if cfg.Time <= 0 {
+		cfg.Time = 30 * time.Second
+	}
+	s := &shrinker{cfg: cfg, run: run, start: time.Now(), sig: out.Failure.Signature}
+	s.best, s.bestOut = in, out
+	s.bestSize = SizeOf(out.Size, in.Rec)
+	res := ShrinkResult{Before: s.bestSize}
+	for improved := true; improved && !s.spent(); {
+		improved = false
+		for _, pass := range []func() bool{s.cutTail, s.deleteRuns, s.zero, s.lower} {
+			if pass() {
+				improved = true
+			}
+		}
+	}
+	res.Input, res.Outcome, res.After, res.Runs = s.best, s.bestOut, s.bestSize, s.runs
+	return res
+}
+
+type shrinker struct {
+	cfg      ShrinkConfig
+	run      func(Input) Outcome
+	start    time.Time
+	sig      string
+	runs     int
+	best     Input
+	bestOut  Outcome
+	bestSize Size
+}
+
+func (s *shrinker) spent() bool {
+	return s.runs >= s.cfg.Runs || time.Since(s.start) >= s.cfg.Time
+}
+
+// try runs a candidate recording and keeps it if it fails the same way and
+// is smaller.
+func (s *shrinker) try(values []entropy.Value, data []byte) bool {
+	if s.spent() {
+		return false
+	}
+	in := s.best
+	in.Rec = &entropy.Recording{Values: values, Data: data}
+	s.runs++
+	out := s.run(in)
+	if out.Failure == nil || out.Failure.Signature != s.sig {
+		return false
+	}
+	size := SizeOf(out.Size, in.Rec)
+	if !size.Less(s.bestSize) {
+		return false
+	}
+	s.best, s.bestOut, s.bestSize = in, out, size
+	return true
+}
+
+func (s *shrinker) values() []entropy.Value { return s.best.Rec.Values }
+
+// cutTail keeps the shortest prefix of the values that still fails,
+// searching by halves.
+func (s *shrinker) cutTail() bool {
+	improved := false
+	for n := 0; n < len(s.values()) && !s.spent(); {
+		vs := s.values()
+		if s.try(clone(vs[:n]), dataFor(s.best.Rec, n)) {
+			improved = true
+			continue
+		}
+		n = n + (len(vs)-n+1)/2
+		if n >= len(vs) {
+			break
+		}
+	}
+	return improved
+}
+
+// deleteRuns deletes runs of 8, 4, 2 and 1 values anywhere.
+func (s *shrinker) deleteRuns() bool {
+	improved := false
+	for _, k := range []int{8, 4, 2, 1} {
+		for i := len(s.values()) - k; i >= 0 && !s.spent(); i-- {
+			vs := s.values()
+			if i+k > len(vs) || hasBytes(vs[i:i+k]) {
+				continue
+			}
+			cand := append(clone(vs[:i]), vs[i+k:]...)
+			if s.try(cand, s.best.Rec.Data) {
+				improved = true
+			}
+		}
+	}
+	return improved
+}
+
+// zero sets values to 0, one at a time.
+func (s *shrinker) zero() bool {
+	improved := false
+	for i := 0; i < len(s.values()) && !s.spent(); i++ {
+		vs := s.values()
+		if vs[i].V == 0 || vs[i].UID.Kind() == entropy.KindBytes {
+			continue
+		}
+		cand := clone(vs)
+		cand[i].V = 0
+		if s.try(cand, s.best.Rec.Data) {
+			improved = true
+		}
+	}
+	return improved
+}
+
+// lower halves values, then decrements them.
+func (s *shrinker) lower() bool {
+	improved := false
+	for i := 0; i < len(s.values()) && !s.spent(); i++ {
+		for _, f := range []func(uint64) uint64{func(v uint64) uint64 { return v / 2 }, func(v uint64) uint64 { return v - 1 }} {
+			vs := s.values()
+			if i >= len(vs) || vs[i].V <= 1 || vs[i].UID.Kind() == entropy.KindBytes {
+				break
+			}
+			cand := clone(vs)
+			cand[i].V = f(cand[i].V)
+			if s.try(cand, s.best.Rec.Data) {
+				improved = true
+			}
+		}
+	}
+	return improved
+}
+
+func clone(vs []entropy.Value) []entropy.Value {
+	return append([]entropy.Value(nil), vs...)
+}
+
+func hasBytes(vs []entropy.Value) bool {
+	for _, v := range vs {
+		if v.UID.Kind() == entropy.KindBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// dataFor is the Data of rec's first n values.
+func dataFor(rec *entropy.Recording, n int) []byte {
+	off := 0
+	for _, v := range rec.Values[:n] {
+		if v.UID.Kind() == entropy.KindBytes {
+			off += int(min(v.V, uint64(len(rec.Data)-off)))
+		}
+	}
+	return rec.Data[:off:off]
+}

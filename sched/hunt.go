@@ -1,0 +1,207 @@
+package sched
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/dstgo/dst/fuzzloop"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Reach marks a point of interest, such as "the retry path ran" or "the
+// cache was refilled", for a hunt (Options.Strategy "hunt"): a schedule that
+// reaches a mark, or reaches it more often, than any before counts as new
+// coverage and is kept to be mutated further. Outside a hunt, and outside
+// a run, it does nothing. It is not a scheduling point.
+func Reach(name string) {
+	if g := engine.Current(); g != nil {
+		g.Reach(name)
+	}
+}
+
+// huntStatus is the progress line a hunt worker prints once a second, for
+// dstreplay hunt.
+type huntStatus struct {
+	Test     string `json:"test"`
+	Worker   int    `json:"worker"`
+	Execs    int    `json:"execs"`
+	Corpus   int    `json:"corpus"`
+	Cover    int    `json:"cover"`
+	Failures int    `json:"failures"`
+	New      int    `json:"new"`
+	Final    bool   `json:"final"`
+}
+
+// huntFailure is the line a hunt worker prints for each distinct failure.
+type huntFailure struct {
+	Test    string        `json:"test"`
+	Worker  int           `json:"worker"`
+	Kind    string        `json:"kind"`
+	Message string        `json:"message"`
+	Trace   string        `json:"trace"`
+	Entropy string        `json:"entropy"`
+	Before  fuzzloop.Size `json:"before"`
+	After   fuzzloop.Size `json:"after"`
+}
+
+func printLine(prefix string, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(os.Stdout, "%s %s\n", prefix, b)
+}
+
+// hunt explores body with a coverage-guided fuzz loop until a schedule fails
+// (or, with -dst.keepgoing, until the budget is spent, saving every distinct
+// failure), within o's iterations and time.
+func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
+	x := exploration{base: o.Seed}
+	if x.base == 0 {
+		x.base = randomSeed()
+	}
+	start := time.Now()
+	worker := flags.worker
+	pctSteps := max(o.PCTSteps, minPCTSteps)
+	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
+		s := huntSchedule(in, o)
+		s.cover = cover
+		out, rec, _ := s.execute(o, name, tb, body, false)
+		return loopOutcome(out, rec)
+	}
+	loop, err := fuzzloop.New(fuzzloop.Config{Seed: x.base, Dir: flags.corpus, PCTSteps: pctSteps}, target)
+	if err != nil {
+		x.err = err
+		return x
+	}
+	var cur *fuzzloop.Current
+	if worker >= 0 && flags.corpus != "" {
+		if cur, err = fuzzloop.OpenCurrent(flags.corpus, worker); err != nil {
+			x.err = err
+			return x
+		}
+		defer cur.Close()
+	}
+	status := func(final bool) {
+		if worker < 0 {
+			return
+		}
+		st := loop.Stats()
+		printLine("dst-hunt", huntStatus{Test: name, Worker: worker, Execs: st.Execs, Corpus: st.Corpus,
+			Cover: st.Cover, Failures: len(x.found), New: st.New, Final: final})
+	}
+	seen := map[string]bool{}
+	lastStatus, lastSync := start, start
+	for i := 0; i < o.Iterations; i++ {
+		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
+			break
+		}
+		if now := time.Now(); now.Sub(lastStatus) >= time.Second {
+			status(false)
+			lastStatus = now
+			if now.Sub(lastSync) >= 2*time.Second {
+				lastSync = now
+				if _, err := loop.Sync(); err != nil {
+					x.err = err
+					break
+				}
+			}
+		}
+		in := loop.Next()
+		if cur != nil {
+			if err := cur.Set(in); err != nil {
+				x.err = err
+				break
+			}
+		}
+		out, _, err := loop.Run(in)
+		x.n++
+		if err != nil {
+			x.err = err
+			break
+		}
+		if logf != nil {
+			outcome := "pass"
+			if out.Failure != nil {
+				outcome = out.Failure.Message
+			}
+			logf("sched: hunt input %d (%s): %s", x.n, in.Strategy, outcome)
+		}
+		if out.Failure == nil || seen[out.Failure.Signature] {
+			continue
+		}
+		seen[out.Failure.Signature] = true
+		s := huntSchedule(in, o)
+		s.index = i
+		fx := x
+		fx.s = s
+		fx.res, fx.note = s.run(o, name, tb, body)
+		fx.res.Schedule = x.n
+		if fx.res.Failure == nil {
+			continue // it did not fail again: not deterministic, nothing to save
+		}
+		fx = shrinkFailure(o, name, tb, body, fx)
+		fx.saved, fx.saveErr = saveFailure(name, o, fx, body)
+		x.found = append(x.found, fx)
+		if worker >= 0 {
+			hf := huntFailure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
+				Message: fx.res.Failure.Message, Trace: abs(fx.saved)}
+			hf.Entropy = abs(saveInput(fx))
+			if fx.shrunk != nil {
+				hf.Before, hf.After = fx.shrunk.Before, fx.shrunk.After
+			}
+			printLine("dst-hunt-failure", hf)
+		}
+		if !flags.keepGoing {
+			break
+		}
+	}
+	status(true)
+	if len(x.found) > 0 {
+		f := x.found[0]
+		f.n, f.found, f.err = x.n, x.found, x.err
+		f.elapsed = time.Since(start)
+		return f
+	}
+	x.elapsed = time.Since(start)
+	x.hunt = loop.Stats()
+	return x
+}
+
+// huntSchedule is the schedule that runs a fuzz loop's input.
+func huntSchedule(in fuzzloop.Input, o Options) schedule {
+	st, _ := strategyNamed(in.Strategy)
+	s := schedule{seed: in.Seed, rec: in.Rec, strategy: st, depth: in.Depth, pctSteps: in.PCTSteps, then: true}
+	if s.depth == 0 {
+		s.depth = o.Depth
+	}
+	if s.pctSteps == 0 {
+		s.pctSteps = max(o.PCTSteps, minPCTSteps)
+	}
+	return s
+}
+
+// saveInput writes the failing schedule's input beside its trace, so that a
+// hunt's failure can also be mutated or replayed with -dst.input.
+func saveInput(x exploration) string {
+	if x.saved == "" || x.s.rec == nil {
+		return ""
+	}
+	in := fuzzloop.Input{Strategy: x.s.strategy.String(), Depth: x.s.depth, PCTSteps: x.s.pctSteps, Rec: x.s.rec}
+	path := x.saved[:len(x.saved)-len(filepath.Ext(x.saved))] + ".input"
+	b, _ := in.MarshalText()
+	if err := fuzzloop.WriteFileAtomic(path, b); err != nil {
+		return ""
+	}
+	return path
+}
+
+func abs(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}

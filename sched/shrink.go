@@ -1,0 +1,76 @@
+package sched
+
+import (
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/fuzzloop"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// outcomeOf is a run as the fuzz loop and the shrinker see it.
+func loopOutcome(out *engine.Outcome, rec *entropy.Recording) fuzzloop.Outcome {
+	o := fuzzloop.Outcome{Rec: rec, Size: fuzzloop.Size{
+		Preemptions: out.Preemptions, Steps: out.Steps, Goroutines: out.Goroutines,
+	}}
+	if f := out.Failure; f != nil {
+		o.Failure = &fuzzloop.Failure{Kind: f.Kind.String(), Signature: f.Signature(), Message: firstLine(f.Message)}
+	}
+	return o
+}
+
+// shrinkable reports whether a failure can be shrunk: re-executing it must
+// be possible (a watchdog abandons a goroutine; an escape runs outside the
+// scheduler).
+func shrinkable(k FailureKind) bool {
+	return k != Watchdog && k != Escape
+}
+
+// shrinkFailure replaces the failing schedule of x with the smallest one
+// found that fails the same way, re-executed with source locations for the
+// report. The failure is first transcribed as a random walk, whatever the
+// strategy that found it, so that every choice of 0 means "no preemption"
+// and lowering choices simplifies the schedule.
+func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploration) exploration {
+	if !flags.shrink || x.res.Failure == nil || !shrinkable(x.res.Failure.Kind) {
+		return x
+	}
+	s := x.s
+	s.rec, s.then, s.data, s.transcribe = x.res.Recording, false, nil, true
+	out, rec, _ := s.execute(o, name, tb, body, false)
+	first := loopOutcome(out, rec)
+	if first.Failure == nil || first.Failure.Kind != string(x.res.Failure.Kind) {
+		return x // it does not reproduce: leave it as it is
+	}
+	// The random walk equivalent: the strategy's decisions as choices, and
+	// every other value (faults, timers, the body's draws) as drawn.
+	var values []entropy.Value
+	for _, v := range rec.Values {
+		if !engine.StrategyUID(v.UID) {
+			values = append(values, v)
+		}
+	}
+	for _, c := range out.Transcript {
+		values = append(values, entropy.Value{UID: engine.TranscriptUID, V: c})
+	}
+	in := fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{Values: values, Data: rec.Data}}
+	run := func(in fuzzloop.Input) fuzzloop.Outcome {
+		s := schedule{index: x.s.index, strategy: engine.Random, rec: in.Rec}
+		out, rec, _ := s.execute(o, name, tb, body, false)
+		return loopOutcome(out, rec)
+	}
+	walk := run(in)
+	if walk.Failure == nil || walk.Failure.Signature != first.Failure.Signature {
+		return x
+	}
+	r := fuzzloop.Shrink(fuzzloop.ShrinkConfig{}, in, walk, run)
+	r.Before = fuzzloop.SizeOf(first.Size, x.res.Recording)
+	small := schedule{index: x.s.index, seed: x.s.seed, strategy: engine.Random, rec: r.Input.Rec}
+	res, note := small.run(o, name, tb, body)
+	if res.Failure == nil || res.Failure.Kind != x.res.Failure.Kind {
+		return x
+	}
+	res.Schedule = x.res.Schedule
+	x.found0 = &x.s
+	x.s, x.res, x.note = small, res, note
+	x.shrunk = &r
+	return x
+}
