@@ -40,9 +40,10 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 	s.best, s.bestOut = in, out
 	s.bestSize = SizeOf(out.Size, in.Rec)
 	res := ShrinkResult{Before: s.bestSize}
+	s.single()
 	for improved := true; improved && !s.spent(); {
 		improved = false
-		for _, pass := range []func() bool{s.cutTail, s.deleteRuns, s.zero, s.lower} {
+		for _, pass := range []func() bool{s.cutTail, s.zeroSuffix, s.deleteRuns, s.zero, s.lower} {
 			if pass() {
 				improved = true
 			}
@@ -89,6 +90,91 @@ func (s *shrinker) try(values []entropy.Value, data []byte) bool {
 }
 
 func (s *shrinker) values() []entropy.Value { return s.best.Rec.Values }
+
+// single tries the simplest schedules outright: the values of the busiest
+// uid (for a random walk, its choices) all zero but one, which is set to
+// each of a few small values in turn. A bug that one preemption shows is
+// found this way however many the failure had; lowering values one by one
+// would get stuck, since every choice changes the meaning of those after it.
+func (s *shrinker) single() bool {
+	vs := s.values()
+	uid, ok := busiest(vs)
+	if !ok {
+		return false
+	}
+	var pos []int
+	top := uint64(1)
+	for i, v := range vs {
+		if v.UID == uid {
+			pos = append(pos, i)
+			top = max(top, min(v.V, 8))
+		}
+	}
+	base := clone(vs)
+	for _, i := range pos {
+		base[i].V = 0
+	}
+	if s.try(clone(base), s.best.Rec.Data) {
+		return true
+	}
+	for _, i := range pos {
+		for v := uint64(1); v <= top && !s.spent(); v++ {
+			cand := clone(base)
+			cand[i].V = v
+			if s.try(cand, s.best.Rec.Data) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// busiest is the non-bytes uid with the most values.
+func busiest(vs []entropy.Value) (entropy.UID, bool) {
+	var uids []entropy.UID
+	var counts []int
+	for _, v := range vs {
+		if v.UID.Kind() == entropy.KindBytes {
+			continue
+		}
+		i := 0
+		for i < len(uids) && uids[i] != v.UID {
+			i++
+		}
+		if i == len(uids) {
+			uids, counts = append(uids, v.UID), append(counts, 0)
+		}
+		counts[i]++
+	}
+	best := -1
+	for i := range uids {
+		if best < 0 || counts[i] > counts[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return uids[best], true
+}
+
+// zeroSuffix sets every value from some position on to 0.
+func (s *shrinker) zeroSuffix() bool {
+	improved := false
+	for i := 0; i < len(s.values()) && !s.spent(); i++ {
+		vs := s.values()
+		cand, changed := clone(vs), false
+		for j := i; j < len(cand); j++ {
+			if cand[j].V != 0 && cand[j].UID.Kind() != entropy.KindBytes {
+				cand[j].V, changed = 0, true
+			}
+		}
+		if changed && s.try(cand, s.best.Rec.Data) {
+			improved = true
+		}
+	}
+	return improved
+}
 
 // cutTail keeps the shortest prefix of the values that still fails,
 // searching by halves.

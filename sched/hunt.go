@@ -72,6 +72,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 	loop, err := fuzzloop.New(fuzzloop.Config{Seed: x.base, Dir: flags.corpus, PCTSteps: pctSteps}, target)
 	if err != nil {
 		x.err = err
+		x.res = &Result{}
 		return x
 	}
 	var cur *fuzzloop.Current
@@ -141,7 +142,9 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 			continue // it did not fail again: not deterministic, nothing to save
 		}
 		fx = shrinkFailure(o, name, tb, body, fx)
-		fx.saved, fx.saveErr = saveFailure(name, o, fx, body)
+		if tb != nil { // a test saves its failures; Explore only returns them
+			fx.saved, fx.saveErr = saveFailure(name, o, fx, body)
+		}
 		x.found = append(x.found, fx)
 		if worker >= 0 {
 			hf := huntFailure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
@@ -165,6 +168,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 	}
 	x.elapsed = time.Since(start)
 	x.hunt = loop.Stats()
+	x.res = &Result{Schedule: x.n, Seed: x.base, Strategy: "hunt"}
 	return x
 }
 

@@ -24,9 +24,10 @@ type Result struct {
 	Depth    int
 	PCTSteps int
 	// Steps counts scheduling points, Switches the times the running
-	// goroutine changed, Goroutines the managed goroutines (the body
+	// goroutine changed, Preemptions the switches away from a goroutine that
+	// could have continued, Goroutines the managed goroutines (the body
 	// included).
-	Steps, Switches, Goroutines int
+	Steps, Switches, Preemptions, Goroutines int
 	// Faults lists the fault points that fired, in order.
 	Faults []string
 	// Logs is what the body logged through T.
@@ -232,17 +233,18 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 // result is what the caller sees of a run.
 func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buffer) *Result {
 	res := &Result{
-		sched:      s,
-		Seed:       s.seed,
-		Strategy:   s.strategy.String(),
-		Depth:      s.depth,
-		PCTSteps:   s.pctSteps,
-		Steps:      out.Steps,
-		Switches:   out.Switches,
-		Goroutines: out.Goroutines,
-		Logs:       out.Logs,
-		Recording:  rec,
-		Trace:      buf,
+		sched:       s,
+		Seed:        s.seed,
+		Strategy:    s.strategy.String(),
+		Depth:       s.depth,
+		PCTSteps:    s.pctSteps,
+		Steps:       out.Steps,
+		Switches:    out.Switches,
+		Preemptions: out.Preemptions,
+		Goroutines:  out.Goroutines,
+		Logs:        out.Logs,
+		Recording:   rec,
+		Trace:       buf,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

@@ -1,0 +1,144 @@
+package sched_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/sched"
+)
+
+// TestHuntFindsBugs: the hunt strategy finds the bugs the other strategies
+// find, and reports them shrunk.
+func TestHuntFindsBugs(t *testing.T) {
+	for name, body := range map[string]func(*sched.T){
+		"abba":    abba(false),
+		"counter": counter(true),
+		"leak":    waitGroupLeak(true),
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := sched.Explore(sched.Options{Strategy: "hunt", Seed: 3, Iterations: 5000}, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure == nil {
+				t.Fatalf("no failure in %d executions", res.Schedule)
+			}
+			if res.Strategy != "random" || res.Recording == nil {
+				t.Errorf("the failure is not reported as its shrunk random walk: strategy %s", res.Strategy)
+			}
+		})
+	}
+}
+
+// TestHuntPassesCorrectCode: no false alarms from mutated schedules.
+func TestHuntPassesCorrectCode(t *testing.T) {
+	res, err := sched.Explore(sched.Options{Strategy: "hunt", Seed: 5, Iterations: 2000}, abba(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("a correct body failed: %v", res.Failure)
+	}
+}
+
+// preemptionBug fails only when the second goroutine runs between the
+// first one's two steps: one preemption is the least that shows it, while
+// a random walk usually takes several.
+func preemptionBug(t *sched.T) {
+	var mu sched.Mutex
+	var wg sched.WaitGroup
+	x := 0
+	for range 4 {
+		wg.Go(func() {
+			for range 5 {
+				mu.Lock()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Go(func() {
+		mu.Lock()
+		x = 1
+		mu.Unlock()
+		mu.Lock()
+		if x != 1 {
+			t.Error("x changed between the two critical sections")
+		}
+		mu.Unlock()
+	})
+	wg.Go(func() {
+		mu.Lock()
+		x = 2
+		mu.Unlock()
+	})
+	wg.Wait()
+}
+
+// TestShrinkMinimizesPreemptions: a failure is reported with the fewest
+// preemptions that show it, and the report says how big it was before.
+func TestShrinkMinimizesPreemptions(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		res, err := sched.Explore(sched.Options{Strategy: "random", Seed: seed, Iterations: 10000}, preemptionBug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure == nil {
+			t.Fatalf("seed %d: not found", seed)
+		}
+		if res.Preemptions > 1 {
+			t.Errorf("seed %d: shrunk to %d preemptions, want 1 (steps %d)", seed, res.Preemptions, res.Steps)
+		}
+		// The shrunk schedule replays to the same failure.
+		again, _ := sched.Run(sched.Options{Strategy: "random", Recording: res.Recording}, preemptionBug)
+		if again.Failure == nil || again.Failure.Kind != res.Failure.Kind || again.Steps != res.Steps {
+			t.Errorf("seed %d: the shrunk recording replays as %v, %d steps; want %v, %d steps",
+				seed, again.Failure, again.Steps, res.Failure, res.Steps)
+		}
+	}
+}
+
+// TestShrinkReport: the report of a failing test says it was shrunk, and
+// from what to what.
+func TestShrinkReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test binary")
+	}
+	out, err := child(t, ".", "deadlock", os.Args[0], "-test.run=^TestChildFailure$")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	if !strings.Contains(out, "shrunk from ") || !strings.Contains(out, " preemptions, ") {
+		t.Errorf("no shrink line in the report:\n%s", out)
+	}
+}
+
+func FuzzChild(f *testing.F) {
+	if os.Getenv("DST_CHILD") != "fuzz" {
+		f.Skip("run by TestFuzzAdapter")
+	}
+	// A word of 2^63 makes the body's first draw Choice(2) give 1.
+	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0x80})
+	sched.Fuzz(f, func(t *sched.T) {
+		if t.Entropy().Choice(2) == 1 {
+			t.Error("the fuzzer chose 1")
+		}
+	})
+}
+
+// TestFuzzAdapter: a sched body run as a native fuzz target draws from the
+// fuzz input's bytes and reports a failure like Test does.
+func TestFuzzAdapter(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test binary")
+	}
+	out, err := child(t, ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	for _, want := range []string{"the fuzzer chose 1", "reproduce:", "-dst.replay=e1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+}
