@@ -31,8 +31,27 @@
 // schedules, each a fresh run of the body, with a strategy drawn per
 // schedule: "random" (uniform among runnable goroutines at every point),
 // "pct" (random priorities with d-1 priority change points, Burckhardt et
-// al., which finds a bug of depth d with probability at least 1/(n·k^(d-1)))
-// or "portfolio", which alternates them.
+// al., which finds a bug of depth d with probability at least 1/(n·k^(d-1))),
+// "pos" (partial order sampling, Yuan et al.) or "portfolio", which
+// alternates random and PCT.
+//
+// # Hunting
+//
+// Strategy "hunt" is a coverage-guided search (package fuzzloop): the
+// scheduler reports interleaving coverage (which operations ran back to
+// back in different goroutines, which were blocked together, which faults
+// fired, and the marks the body sets with Reach), and schedules that reach
+// something new are kept and mutated. dstreplay hunt runs it in several
+// worker processes across many tests, with a corpus kept on disk; Fuzz
+// turns a body into a native fuzz target for go test -fuzz and fuzzing
+// farms.
+//
+// Every failure is shrunk before it is reported: the failing schedule is
+// rewritten as a random walk, in which a choice of 0 lets the running
+// goroutine continue, and its recorded choices are cut, zeroed and lowered
+// while it still fails the same way (same kind, same place), so the report
+// shows the fewest preemptions, steps and goroutines found. The report says
+// how big the failure was before and after.
 //
 // # What counts as a failure
 //
@@ -76,7 +95,7 @@
 //	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
 //	-dst.iters=N       schedules per test (default 1000)
 //	-dst.time=D        time budget per test
-//	-dst.strategy=S    random, pct or portfolio
+//	-dst.strategy=S    random, pct, pos, portfolio or hunt
 //	-dst.depth=N       PCT depth (default 3)
 //	-dst.pctsteps=N    PCT change-point range
 //	-dst.maxsteps=N    livelock bound (default 100000)
@@ -84,6 +103,11 @@
 //	-dst.replay=H      replay a recording given by its handle
 //	-dst.trace=F       replay the trace file F and report any divergence
 //	-dst.dir=D         save failing traces under D (default testdata/dst; off)
+//	-dst.shrink=false  report failures as found, without shrinking
+//	-dst.input=F       run the input file F a hunt saved (a crash, a corpus entry)
+//	-dst.corpus=D      hunt: keep the corpus in D
+//	-dst.keepgoing     hunt: save every distinct failure and keep hunting
+//	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt
 //	-dst.v             log every schedule
 //
 // # Determinism

@@ -113,7 +113,7 @@ func init() {
 	flag.Uint64Var(&flags.seed, "dst.seed", 0, "sched: seed of the first schedule to run (reproduces a failure)")
 	flag.IntVar(&flags.iters, "dst.iters", 0, "sched: number of schedules to explore per test (default 1000)")
 	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test")
-	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct or portfolio")
+	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, portfolio or hunt")
 	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
 	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
 	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: livelock bound in scheduling points (default 100000)")

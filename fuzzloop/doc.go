@@ -1,0 +1,49 @@
+// Package fuzzloop is the engine of a race hunt: a coverage-guided fuzz
+// loop over schedules, and the shrinker that makes a failing schedule small
+// enough to read.
+//
+// Most users reach it through the scheduler: sched.Options.Strategy "hunt"
+// (or -dst.strategy=hunt) explores a test with a Loop, every failure is
+// shrunk with Shrink, and dstreplay hunt runs loops in several worker
+// processes over many tests. The package is public for tools that drive
+// their own loops.
+//
+// # Terms
+//
+//   - Input: a schedule to run: a strategy ("random", "pct" or "pos") and an
+//     entropy recording it replays. Draws past the recording are served
+//     fresh (entropy.ReplayThen), so a mutated prefix steers the run and the
+//     rest is random.
+//   - Target: runs an input and fills a coverage map of CoverSize hit
+//     counters. The scheduler's coverage is interleaving coverage, computed
+//     without compiler instrumentation: an operation on an object (named by
+//     where the run first used it), two operations executed back to back by
+//     different goroutines, two operations goroutines were blocked in at
+//     once, a fault that fired, a mark set with sched.Reach. Hit counts are
+//     bucketed as AFL does (1, 2, 3, 4-7, ... 128+), so a loop that runs
+//     more often also counts as new.
+//   - Corpus: the inputs kept. An input joins when it reaches a feature
+//     (a map index and bucket) first, or with fewer values than the input
+//     holding it; an input left holding no feature is dropped (passive
+//     minimization, as in Zig's smith-based fuzzer). On disk (Config.Dir)
+//     each input is a small text file named by its content hash, written
+//     atomically; loops sharing a directory pick up each other's inputs
+//     with Sync.
+//   - Mutation: uid-aware, so that changing one draw site's values never
+//     shifts another's (see package entropy). Mutate applies one mutation,
+//     occasionally a few, from a table of small named functions: change one
+//     value (uids with more values chosen more often), nudge it, delete,
+//     insert, replace or copy a run of one uid's values, splice a run from
+//     another corpus input, delete or replace a run across request order,
+//     and truncate.
+//   - Fresh inputs come from the Portfolio: random walk, PCT with depths 1 to
+//     3, and POS, in turn.
+//   - Shrink: Hypothesis-style passes over a failing input's values (try the
+//     schedules with one non-zero choice; cut the tail; zero suffixes;
+//     delete runs; zero and lower single values), keeping a candidate only
+//     if it fails with the same Signature and its Size is smaller: fewer
+//     preemptions, then steps, goroutines, values, and smaller values.
+//   - Current: a worker keeps the input it is running in a memory-mapped
+//     file, so that when a fatal runtime error kills the process the
+//     coordinator can save that input as a failure (RecoverCrash).
+package fuzzloop
