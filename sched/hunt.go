@@ -2,7 +2,9 @@ package sched
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -92,6 +94,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 			Cover: st.Cover, Failures: len(x.found), New: st.New, Final: final})
 	}
 	seen := map[string]bool{}
+	status(false) // the corpus is loaded: say so at once
 	lastStatus, lastSync := start, start
 	for i := 0; i < o.Iterations; i++ {
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
@@ -208,4 +211,16 @@ func abs(p string) string {
 		return a
 	}
 	return p
+}
+
+// huntIterations is a worker's execution bound: -dst.iters if given, else
+// unbounded (the coordinator's -dst.time bounds it), whatever the test's
+// own Options say.
+func huntIterations(o Options) int {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "dst.iters" })
+	if set {
+		return o.Iterations
+	}
+	return math.MaxInt
 }

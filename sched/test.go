@@ -49,7 +49,15 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		replayForTest(t, flags.trace, body, true)
 		return
 	}
+	if flags.worker >= 0 {
+		// A hunt's worker: the saved failures are already known; a
+		// worker that stopped on them would hunt nothing.
+		o.Iterations = huntIterations(o)
+	}
 	for _, path := range savedFailures(t.Name()) {
+		if flags.worker >= 0 {
+			break
+		}
 		replayForTest(t, path, body, false)
 	}
 	var logf func(string, ...any)

@@ -43,6 +43,8 @@ func init() {
 			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
 		{name: "exec", args: "[flags] trace", short: "re-run the recorded test from the trace and confirm its outcome", run: runExec,
 			long: "Exec runs the test that recorded the trace, in its package, with go test -dst.trace: the\nscheduler replays the trace's decisions and compares every event. It exits with 0 when the\nre-run ends as recorded, and with 1 when the outcome differs or the run diverged."},
+		{name: "hunt", args: "[flags] [packages]", short: "hunt for failing schedules with many worker processes", run: runHunt,
+			long: huntHelp},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
 	}
 }
@@ -160,6 +162,10 @@ func (c *command) flags(e *env) *flagSet {
 	return fs
 }
 
+// anyArgs tells parse to take any number of positional arguments, between
+// the flags too (as go test takes packages).
+const anyArgs = -1
+
 // parse parses args for c, and checks that want positional arguments
 // remain. It returns false (after saying why) when the command must stop,
 // with the exit code in *code.
@@ -173,20 +179,47 @@ func (c *command) parse(fs *flagSet, args []string, want int, code *int) bool {
 		*code = ExitOK
 		return false
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs.FlagSet, args, want == anyArgs); err != nil {
 		*code = ExitUsage
 		if errors.Is(err, flag.ErrHelp) {
 			*code = ExitOK
 		}
 		return false
 	}
-	if fs.NArg() != want {
+	if want != anyArgs && fs.NArg() != want {
 		fmt.Fprintf(fs.Output(), "dstreplay %s: want %d argument(s), got %d\n", c.name, want, fs.NArg())
 		fs.Usage()
 		*code = ExitUsage
 		return false
 	}
 	return true
+}
+
+// parseFlags parses args into fs. With interleaved, flags may follow
+// positional arguments, which fs.Args then returns all together.
+func parseFlags(fs *flag.FlagSet, args []string, interleaved bool) error {
+	if !interleaved {
+		return fs.Parse(args)
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			pos = append(pos, rest...) // everything after -- is positional
+			break
+		}
+		for len(rest) > 0 && (len(rest[0]) < 2 || rest[0][0] != '-') { // as package flag tells them apart
+			pos, rest = append(pos, rest[0]), rest[1:]
+		}
+		if len(rest) == 0 {
+			break
+		}
+		args = rest
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
 }
 
 // sortedKeys returns m's keys in order.
