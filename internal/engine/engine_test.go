@@ -138,3 +138,27 @@ func TestOpNamesMatchTrace(t *testing.T) {
 		}
 	}
 }
+
+func TestSignature(t *testing.T) {
+	a := &Failure{Kind: TestFailed, Message: "goroutine 1: x_test.go:144: leaked reference: backup b1 is referenced by 2 rows: 9ecb3656/b0"}
+	b := &Failure{Kind: TestFailed, Message: "goroutine 3: x_test.go:144: leaked reference: backup b0 is referenced by 3 rows: 9f49419f/b2"}
+	c := &Failure{Kind: TestFailed, Message: "goroutine 1: x_test.go:110: restore returned wrong content"}
+	if a.Signature() != b.Signature() {
+		t.Errorf("one check, two signatures: %q, %q", a.Signature(), b.Signature())
+	}
+	if a.Signature() == c.Signature() {
+		t.Errorf("two checks, one signature: %q", a.Signature())
+	}
+	d1 := &Failure{Kind: Deadlock, Message: "deadlock: 3 blocked", Goroutines: []GState{{Op: OpLock}, {Op: OpLock}, {Op: OpWaitGroupWait}}}
+	d2 := &Failure{Kind: Deadlock, Message: "deadlock: 2 blocked", Goroutines: []GState{{Op: OpWaitGroupWait}, {Op: OpLock}}}
+	if d1.Signature() != d2.Signature() {
+		t.Errorf("deadlocks in the same operations differ: %q, %q", d1.Signature(), d2.Signature())
+	}
+	p1 := &Failure{Kind: Panic, Message: "panic in goroutine 2: index out of range [5] with length 3",
+		Stack: "goroutine 7 [running]:\nruntime/debug.Stack()\n\t/x/stack.go:26\npanic({0x1})\n\t/x/panic.go:1\nexample.com/p.f(0x3)\n\t/x/p.go:9 +0x1\n"}
+	p2 := &Failure{Kind: Panic, Message: "panic in goroutine 4: index out of range [7] with length 3",
+		Stack: "goroutine 9 [running]:\nruntime/debug.Stack()\n\t/x/stack.go:26\npanic({0x1})\n\t/x/panic.go:1\nexample.com/p.f(0x9)\n\t/x/p.go:9 +0x1\n"}
+	if p1.Signature() != p2.Signature() || !strings.Contains(p1.Signature(), "example.com/p.f") {
+		t.Errorf("panic signatures: %q, %q", p1.Signature(), p2.Signature())
+	}
+}

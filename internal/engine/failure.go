@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -137,6 +138,13 @@ func (f *Failure) Signature() string {
 	switch f.Kind {
 	case Panic:
 		where += " at " + panicFrame(f.Stack)
+	case TestFailed:
+		// Where the test reported it: the values in its message (ids,
+		// keys, counts) vary from one schedule to the next.
+		if locs := goLocation.FindAllString(f.Message, -1); len(locs) > 0 {
+			slices.Sort(locs)
+			return f.Kind.String() + ": at " + strings.Join(slices.Compact(locs), ",")
+		}
 	case Deadlock, Leak:
 		var ops []string
 		for _, g := range f.Goroutines {
@@ -147,6 +155,8 @@ func (f *Failure) Signature() string {
 	}
 	return f.Kind.String() + ": " + dropDigits(where)
 }
+
+var goLocation = regexp.MustCompile(`[\w.-]+\.go:\d+`)
 
 // panicFrame is the function of the first frame of a debug.Stack that is
 // neither the runtime nor this package.
