@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dstgo/dst/internal/gotest"
 )
 
 // A worker keeps the input it is running in a small file of its own, mapped
@@ -127,8 +129,8 @@ func RecoverCrash(corpusDir string, worker int, failDir, test string, output []b
 		return "", err
 	}
 	note := fmt.Sprintf("The worker process running %s died while running the input %s.\n"+
-		"Replay it with: go test -run '^%s$' -dst.input=%s\n\nIts last output:\n%s",
-		test, path, test, path, output)
+		"Replay it with: go test -run '%s' -dst.input=%s\n\nIts last output:\n%s",
+		test, path, gotest.RunPattern(test), path, output)
 	if err := WriteFileAtomic(strings.TrimSuffix(path, ".input")+".txt", []byte(note)); err != nil {
 		return path, err
 	}

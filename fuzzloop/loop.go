@@ -1,6 +1,7 @@
 package fuzzloop
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -82,12 +83,17 @@ func satAdd(a, b uint64) uint64 {
 }
 
 // Portfolio is the strategies fresh inputs are drawn from, in turn.
+// Random walk and POS come twice: measured on the examples, they find
+// bugs in fewer executions than PCT.
 var Portfolio = []Input{
 	{Strategy: "random"},
-	{Strategy: "pct", Depth: 1},
-	{Strategy: "pct", Depth: 2},
-	{Strategy: "pct", Depth: 3},
 	{Strategy: "pos"},
+	{Strategy: "pct", Depth: 1},
+	{Strategy: "random"},
+	{Strategy: "pos"},
+	{Strategy: "pct", Depth: 2},
+	{Strategy: "random"},
+	{Strategy: "pct", Depth: 3},
 }
 
 // Config shapes a Loop.
@@ -101,7 +107,8 @@ type Config struct {
 	// PCTSteps is the change-point range of fresh PCT inputs. Default 100.
 	PCTSteps int
 	// Fresh is the probability of a fresh input once the corpus has
-	// inputs. Default 0.1.
+	// inputs. Default 0.5: on the examples, fresh inputs found bugs as
+	// often as mutations.
 	Fresh float64
 }
 
@@ -122,8 +129,9 @@ type Loop struct {
 	nfeat int
 	known map[string]bool // input files already loaded or written
 
-	fresh int // fresh inputs made, for the portfolio's turn
-	stats Stats
+	fresh    int // fresh inputs made, for the portfolio's turn
+	maxSteps int // the most steps a run took
+	stats    Stats
 }
 
 type entry struct {
@@ -157,7 +165,7 @@ func New(cfg Config, target Target) (*Loop, error) {
 		cfg.PCTSteps = 100
 	}
 	if cfg.Fresh <= 0 {
-		cfg.Fresh = 0.1
+		cfg.Fresh = 0.5
 	}
 	l := &Loop{
 		cfg:    cfg,
@@ -193,7 +201,12 @@ func (l *Loop) Next() Input {
 		in := Portfolio[l.fresh%len(Portfolio)]
 		l.fresh++
 		if in.Strategy == "pct" {
+			// Change points over the steps runs actually take: drawn from
+			// a longer range, most would fall after the end of the run.
 			in.PCTSteps = l.cfg.PCTSteps
+			if l.maxSteps > 0 {
+				in.PCTSteps = max(l.maxSteps, 2)
+			}
 		}
 		in.Seed = seed
 		return in
@@ -215,6 +228,7 @@ func (l *Loop) Run(in Input) (Outcome, bool, error) {
 	clear(l.cover)
 	out := l.target(in, l.cover)
 	l.stats.Execs++
+	l.maxSteps = max(l.maxSteps, out.Size.Steps)
 	if out.Failure != nil {
 		l.stats.Failures++
 		return out, false, nil // a failing input is the caller's to keep
@@ -250,7 +264,12 @@ func (l *Loop) Step() (Input, Outcome, bool, error) {
 func (l *Loop) learn(in Input, out Outcome) (*entry, bool) {
 	c := cost{values: out.Rec.Len(), steps: out.Size.Steps}
 	var e *entry
-	for i, n := range l.cover {
+	for i := 0; i < len(l.cover); i++ {
+		if i&7 == 0 && binary.LittleEndian.Uint64(l.cover[i:]) == 0 {
+			i += 7 // most of the map is untouched: skip it a word at a time
+			continue
+		}
+		n := l.cover[i]
 		if n == 0 {
 			continue
 		}

@@ -36,6 +36,9 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 	if cfg.Time <= 0 {
 		cfg.Time = 30 * time.Second
 	}
+	if in.Rec == nil {
+		in.Rec = out.Rec // a fresh input: what it drew replays it
+	}
 	s := &shrinker{cfg: cfg, run: run, start: time.Now(), sig: out.Failure.Signature}
 	s.best, s.bestOut = in, out
 	s.bestSize = SizeOf(out.Size, in.Rec)

@@ -235,6 +235,8 @@ func savedFailures(name string) []string {
 		return nil
 	}
 	files, _ := filepath.Glob(filepath.Join(testDir(dir, name), "*.trace"))
+	// Hidden files are an atomic write's temporaries, maybe half written.
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), ".") })
 	slices.Sort(files)
 	return files
 }
