@@ -209,12 +209,21 @@ func (r *Run) toChoice(cur, g *G) int {
 	return j
 }
 
+// indexOf finds g in r.runnable, which is sorted by ID, by bisection.
+//
 //go:norace
 func (r *Run) indexOf(g *G) int {
-	for i, h := range r.runnable {
-		if h == g {
-			return i
+	lo, hi := 0, len(r.runnable)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.runnable[m].ID < g.ID {
+			lo = m + 1
+		} else {
+			hi = m
 		}
+	}
+	if lo < len(r.runnable) && r.runnable[lo] == g {
+		return lo
 	}
 	return 0
 }
