@@ -1,115 +1,15 @@
 package agent_test
 
 import (
-	"flag"
-	"fmt"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dstgo/dst/examples/agent"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 )
 
-// The helpers below are those of examples/bugs/hunt_report_test.go.
-
-var (
-	huntReport = flag.Bool("huntreport", false, "TestHuntReport: executions to find each bug, hunt vs random vs portfolio")
-	huntSeeds  = flag.Int("huntseeds", 100, "TestHuntReport: seeds per strategy (1..n)")
-	huntBudget = flag.Int("huntbudget", 5000, "TestHuntReport: executions per exploration")
-)
-
-// huntStrategies are the strategies compared, each with the same budget.
-var huntStrategies = []string{"random", "portfolio", "hunt"}
-
-// huntCell is what one strategy did on one bug over the seeds.
-type huntCell struct {
-	execs []int // executions to find, budget+1 when not found
-	found int
-	other []string      // failures found that were not the bug looked for
-	total int           // executions run, over all seeds
-	wall  time.Duration // wall time of the explorations (and shrinking, unless -dst.shrink=false)
-}
-
-// huntMeasure explores body with each strategy and seeds 1..seeds, within
-// budget executions each, and reports per strategy how many executions each
-// seed took to find a failure that is the bug (is reports true) and the
-// cost of an execution. A failure that is not the bug counts as not found.
-func huntMeasure(t *testing.T, o sched.Options, body func(*sched.T), is func(*sched.Failure) bool, seeds, budget int) []huntCell {
-	t.Helper()
-	cells := make([]huntCell, len(huntStrategies))
-	for i, strategy := range huntStrategies {
-		c := &cells[i]
-		start := time.Now()
-		for s := 1; s <= seeds; s++ {
-			o := o
-			o.Strategy, o.Seed, o.Iterations = strategy, uint64(s), budget
-			res, err := sched.Explore(o, body)
-			if err != nil {
-				t.Fatalf("%s seed %d: %v", strategy, s, err)
-			}
-			c.total += res.Schedule
-			n := budget + 1
-			switch {
-			case res.Failure == nil:
-			case is(res.Failure):
-				n = res.Schedule
-				c.found++
-			default:
-				c.other = append(c.other, fmt.Sprintf("seed %d: %s %s", s, res.Failure.Kind, firstLine(res.Failure.Message)))
-			}
-			c.execs = append(c.execs, n)
-		}
-		c.wall = time.Since(start)
-		slices.Sort(c.execs)
-	}
-	return cells
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
-}
-
-// huntRow formats one bug's row of the report table.
-func huntRow(name string, cells []huntCell, seeds, budget int) string {
-	count := func(n int) string {
-		if n > budget {
-			return fmt.Sprintf(">%d", budget)
-		}
-		return fmt.Sprint(n)
-	}
-	row := "| " + name + " |"
-	var cost []string
-	for _, c := range cells {
-		row += fmt.Sprintf(" %d/%d · %s · %s |", c.found, seeds, count(c.execs[(len(c.execs)-1)/2]), count(slices.Max(c.execs)))
-		cost = append(cost, fmt.Sprintf("%.0f", float64(c.wall.Microseconds())/float64(c.total)))
-	}
-	return row + " " + strings.Join(cost, " / ") + " |"
-}
-
-// huntHeader is the report table's header.
-func huntHeader(budget int) string {
-	h := "| bug |"
-	sep := "|---|"
-	for _, s := range huntStrategies {
-		h += " " + s + " |"
-		sep += "---|"
-	}
-	h += " µs per execution (" + strings.Join(huntStrategies, " / ") + ") |"
-	sep += "---|"
-	return fmt.Sprintf("per strategy: seeds that found the bug · median · max executions to find it (>%d: not found)\n%s\n%s", budget, h, sep)
-}
-
-// huntOthers logs the failures found that were not the bug looked for.
-func huntOthers(t *testing.T, name string, cells []huntCell) {
-	for i, c := range cells {
-		for _, o := range c.other {
-			t.Logf("%s, %s: found another failure: %s", name, huntStrategies[i], o)
-		}
-	}
-}
+var huntFlags = testutil.HuntFlags("the worker's bugs")
 
 // TestHuntReport compares, on the worker's two bugs, each switched on alone,
 // how many executions random exploration, the portfolio (the default) and
@@ -123,10 +23,7 @@ func huntOthers(t *testing.T, name string, cells []huntCell) {
 // -huntseeds and -huntbudget change the seeds (default 100) and the budget
 // (default 5000).
 func TestHuntReport(t *testing.T) {
-	if !*huntReport {
-		t.Skip("run with -huntreport")
-	}
-	seeds, budget := *huntSeeds, *huntBudget
+	report := huntFlags.Start(t)
 	cases := []struct {
 		name string
 		bugs agent.Bugs
@@ -136,14 +33,11 @@ func TestHuntReport(t *testing.T) {
 		{"agent: eager tools", agent.Bugs{EagerTools: true}, sched.TestFailed, msgBadPairs},
 		{"agent: stuck approval", agent.Bugs{StuckApproval: true}, sched.Leak, msgNotIdle},
 	}
-	rows := []string{huntHeader(budget)}
 	for _, tc := range cases {
 		is := func(f *sched.Failure) bool {
 			return f.Kind == tc.kind && strings.Contains(f.Error(), tc.msg)
 		}
-		cells := huntMeasure(t, sched.Options{Faults: faults}, workload(tc.bugs), is, seeds, budget)
-		huntOthers(t, tc.name, cells)
-		rows = append(rows, huntRow(tc.name, cells, seeds, budget))
+		report.Measure(tc.name, sched.Options{Faults: faults}, workload(tc.bugs), is)
 	}
-	t.Logf("\n%s", strings.Join(rows, "\n"))
+	report.Log()
 }
