@@ -380,7 +380,10 @@ func stubRecoverCrash(t *testing.T) *[][]string {
 
 func TestHunterSeveralTests(t *testing.T) {
 	calls := stubRecoverCrash(t)
-	h, out, errb := fakeHunter(t, huntConfig{budget: 2 * time.Second, jobs: 2, batch: 300 * time.Millisecond},
+	// The budget leaves room for every test to get a batch even when the
+	// machine is busy (go test runs packages in parallel): with 2s, a
+	// loaded CI run once never started TestCrash.
+	h, out, errb := fakeHunter(t, huntConfig{budget: 6 * time.Second, jobs: 2, batch: 300 * time.Millisecond},
 		"TestGood", "TestBuggy", "TestCrash", "TestPlain")
 	code := h.run(nil)
 	stdout, stderr := out.String(), errb.String()
