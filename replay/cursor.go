@@ -14,8 +14,14 @@ type Cursor struct {
 	r     *trace.Reader
 	pos   int64 // the current event; -1 before the first
 	state state
+	// labels names objects. An object's name never changes once its
+	// KindObject event is seen, so one map serves every position and moving
+	// back costs the same however many objects the trace has.
+	labels map[int32]string
 	// checkpoints[k] is the state after event k*checkpointEvery - 1.
 	checkpoints []state
+	// undo holds what the last events up to pos changed, the latest last.
+	undo []change
 }
 
 const checkpointEvery = trace.FrameEvents
@@ -32,24 +38,21 @@ type GoroutineState struct {
 
 type state struct {
 	gs     map[int32]*GoroutineState
-	labels map[int32]string
+	labels map[int32]string // shared with the cursor and every checkpoint
 	cur    int32
 }
 
 func (s *state) clone() state {
-	c := state{gs: make(map[int32]*GoroutineState, len(s.gs)), labels: make(map[int32]string, len(s.labels)), cur: s.cur}
+	c := state{gs: make(map[int32]*GoroutineState, len(s.gs)), labels: s.labels, cur: s.cur}
 	for k, v := range s.gs {
 		g := *v
 		c.gs[k] = &g
 	}
-	for k, v := range s.labels {
-		c.labels[k] = v
-	}
 	return c
 }
 
-func newState() state {
-	return state{gs: map[int32]*GoroutineState{1: {ID: 1, State: "running"}}, labels: map[int32]string{}, cur: 1}
+func newState(labels map[int32]string) state {
+	return state{gs: map[int32]*GoroutineState{1: {ID: 1, State: "running"}}, labels: labels, cur: 1}
 }
 
 func (s *state) g(id int32) *GoroutineState {
@@ -61,7 +64,47 @@ func (s *state) g(id int32) *GoroutineState {
 	return g
 }
 
-func (s *state) apply(e *trace.Event) {
+// change is what one event changed in a state: the running goroutine
+// before it, and up to two goroutines as they were. Undoing it moves the
+// cursor back one event at the cost of one.
+type change struct {
+	cur int32
+	n   int
+	ids [2]int32
+	had [2]bool // the goroutine existed
+	was [2]GoroutineState
+}
+
+// save records goroutine id as it is, before the event changes it.
+func (s *state) save(ch *change, id int32) {
+	for j := range ch.n {
+		if ch.ids[j] == id {
+			return
+		}
+	}
+	g, ok := s.gs[id]
+	ch.ids[ch.n], ch.had[ch.n] = id, ok
+	if ok {
+		ch.was[ch.n] = *g
+	}
+	ch.n++
+}
+
+// undo reverts the event that made ch.
+func (s *state) undo(ch *change) {
+	for j := ch.n - 1; j >= 0; j-- {
+		if ch.had[j] {
+			*s.gs[ch.ids[j]] = ch.was[j]
+		} else {
+			delete(s.gs, ch.ids[j])
+		}
+	}
+	s.cur = ch.cur
+}
+
+// apply moves s past e, saving what it changes in ch.
+func (s *state) apply(e *trace.Event, ch *change) {
+	ch.cur, ch.n = s.cur, 0
 	label := func(obj int32) string {
 		if l, ok := s.labels[obj]; ok {
 			return l
@@ -75,25 +118,35 @@ func (s *state) apply(e *trace.Event) {
 	case trace.KindObject:
 		s.labels[e.Obj] = trace.ObjectName(e.Text, e.Obj)
 	case trace.KindSpawn:
+		s.save(ch, int32(e.Arg))
 		c := s.g(int32(e.Arg))
-		c.Parent, c.State = e.G, "runnable"
+		c.Parent = e.G
+		if c.State != "running" { // the run's first goroutine starts running
+			c.State = "runnable"
+		}
 	case trace.KindOp:
+		s.save(ch, e.G)
 		g := s.g(e.G)
 		g.Op, g.Obj, g.Loc = trace.OpName(e.Op), label(e.Obj), e.Loc
 	case trace.KindBlock:
+		s.save(ch, e.G)
 		g := s.g(e.G)
 		g.State, g.Op, g.Obj, g.Loc = "blocked", trace.OpName(e.Op), label(e.Obj), e.Loc
 	case trace.KindWake:
+		s.save(ch, int32(e.Arg))
 		if g := s.g(int32(e.Arg)); g.State == "blocked" {
 			g.State = "runnable"
 		}
 	case trace.KindSwitch:
+		s.save(ch, e.G)
+		s.save(ch, int32(e.Arg))
 		if g := s.g(e.G); g.State == "running" {
 			g.State = "runnable"
 		}
 		s.g(int32(e.Arg)).State = "running"
 		s.cur = int32(e.Arg)
 	case trace.KindExit:
+		s.save(ch, e.G)
 		s.g(e.G).State = "exited"
 	}
 }
@@ -105,7 +158,8 @@ func Open(path string) (*Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Cursor{r: r, pos: -1, state: newState(), checkpoints: []state{newState()}}, nil
+	labels := map[int32]string{}
+	return &Cursor{r: r, pos: -1, labels: labels, state: newState(labels), checkpoints: []state{newState(labels)}}, nil
 }
 
 // Close closes the trace file.
@@ -144,23 +198,38 @@ func (c *Cursor) Prev() (bool, error) {
 	return true, c.Goto(c.pos - 1)
 }
 
-// Goto moves to event i (-1: before the first).
+// Goto moves to event i (-1: before the first). Moving back undoes the
+// events passed, one at a time, within a frame's worth of the furthest
+// point reached; further back it restarts from the nearest checkpoint.
+// Either way a move of one event costs the same anywhere in the trace.
 func (c *Cursor) Goto(i int64) error {
 	if i < -1 || i >= c.r.Len() {
 		return fmt.Errorf("replay: event %d out of range (%d events)", i, c.r.Len())
+	}
+	if i < c.pos && c.pos-i <= int64(len(c.undo)) {
+		for ; c.pos > i; c.pos-- {
+			c.state.undo(&c.undo[len(c.undo)-1])
+			c.undo = c.undo[:len(c.undo)-1]
+		}
+		return nil
 	}
 	if i < c.pos || i-c.pos > checkpointEvery {
 		// Restart from the last checkpoint at or before i.
 		k := min(int((i+1)/checkpointEvery), len(c.checkpoints)-1)
 		c.state = c.checkpoints[k].clone()
 		c.pos = int64(k)*checkpointEvery - 1
+		c.undo = c.undo[:0]
 	}
 	for c.pos < i {
 		e, err := c.r.Event(c.pos + 1)
 		if err != nil {
 			return err
 		}
-		c.state.apply(&e)
+		if len(c.undo) == 2*checkpointEvery { // keep the last frame's worth
+			c.undo = append(c.undo[:0], c.undo[checkpointEvery:]...)
+		}
+		c.undo = append(c.undo, change{})
+		c.state.apply(&e, &c.undo[len(c.undo)-1])
 		c.pos++
 		if (c.pos+1)%checkpointEvery == 0 && int((c.pos+1)/checkpointEvery) == len(c.checkpoints) {
 			c.checkpoints = append(c.checkpoints, c.state.clone())
@@ -180,18 +249,30 @@ func (c *Cursor) GotoStep(n int64) error {
 
 // NextOf moves to the next event of goroutine g and reports whether there
 // was one; the cursor stays put when there is none.
-func (c *Cursor) NextOf(g int32) (bool, error) { return c.seekOf(g, 1) }
+func (c *Cursor) NextOf(g int32) (bool, error) {
+	return c.Seek(1, func(e *trace.Event) bool { return e.G == g })
+}
 
 // PrevOf moves to the previous event of goroutine g, as NextOf.
-func (c *Cursor) PrevOf(g int32) (bool, error) { return c.seekOf(g, -1) }
+func (c *Cursor) PrevOf(g int32) (bool, error) {
+	return c.Seek(-1, func(e *trace.Event) bool { return e.G == g })
+}
 
-func (c *Cursor) seekOf(g int32, dir int64) (bool, error) {
-	for i := c.pos + dir; i >= 0 && i < c.r.Len(); i += dir {
-		e, err := c.r.Event(i)
+// Seek moves to the nearest event after the current one (dir > 0) or
+// before it (dir < 0) for which match is true, and reports whether there
+// was one; the cursor stays put when there is none. Object names defined
+// by the events it passes are known to Label and Labels when match runs.
+func (c *Cursor) Seek(dir int, match func(*trace.Event) bool) (bool, error) {
+	step := int64(1)
+	if dir < 0 {
+		step = -1
+	}
+	for i := c.pos + step; i >= 0 && i < c.r.Len(); i += step {
+		e, err := c.Peek(i)
 		if err != nil {
 			return false, err
 		}
-		if e.G == g {
+		if match(&e) {
 			return true, c.Goto(i)
 		}
 	}
@@ -213,4 +294,19 @@ func (c *Cursor) Goroutines() []GoroutineState {
 func (c *Cursor) Running() int32 { return c.state.cur }
 
 // Label names object obj as far as the cursor has seen ("Mutex#3").
-func (c *Cursor) Label(obj int32) string { return c.state.labels[obj] }
+func (c *Cursor) Label(obj int32) string { return c.labels[obj] }
+
+// Peek returns event i without moving the cursor; an object the event
+// defines becomes known to Label and Labels.
+func (c *Cursor) Peek(i int64) (trace.Event, error) {
+	e, err := c.r.Event(i)
+	if err == nil && e.Kind == trace.KindObject {
+		c.labels[e.Obj] = trace.ObjectName(e.Text, e.Obj)
+	}
+	return e, err
+}
+
+// Labels names the objects the cursor has seen, by id, as trace.Event's
+// Format takes them. The map belongs to the cursor: read it, do not keep it
+// across moves.
+func (c *Cursor) Labels() map[int32]string { return c.labels }

@@ -75,8 +75,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		usage(e.stderr)
 		return ExitUsage
 	}
-	// dstreplay trace: the interactive stepper is to come; the listing is
-	// what it prints when stdout is not a terminal.
+	// dstreplay trace: the stepper for a person at a terminal, the listing
+	// (as show prints it) otherwise.
+	if len(args) == 1 && interactive(e.stdout) {
+		return runStepper(e, args[0])
+	}
 	return runShow(e, args)
 }
 

@@ -210,14 +210,7 @@ func runSummary(e *env, args []string) int {
 	h := &r.Header
 	fmt.Fprintf(e.stdout, "%s (%s, seed %#x)\n", h.Test, h.Strategy, h.Seed)
 	if o := r.Outcome; o != nil {
-		switch {
-		case o.Message == "":
-			fmt.Fprintf(e.stdout, "outcome: %s\n", o.Kind)
-		case strings.HasPrefix(o.Message, o.Kind):
-			fmt.Fprintf(e.stdout, "outcome: %s\n", o.Message)
-		default:
-			fmt.Fprintf(e.stdout, "outcome: %s: %s\n", o.Kind, o.Message)
-		}
+		fmt.Fprintf(e.stdout, "outcome: %s\n", outcomeText(o))
 	} else {
 		fmt.Fprintf(e.stdout, "outcome: unknown (the trace was cut short)\n")
 	}

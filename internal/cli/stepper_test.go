@@ -1,0 +1,386 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/dstgo/dst/replay"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/trace"
+)
+
+// deadlockTrace writes the trace of a lock-order deadlock between two
+// goroutines (the main goroutine waits for both).
+func deadlockTrace(t *testing.T) string {
+	t.Helper()
+	res, err := sched.Explore(sched.Options{Seed: 7, Iterations: 300, Strategy: "random"}, func(t *sched.T) {
+		var a, b sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+		wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		wg.Wait()
+	})
+	if err != nil || res.Failure == nil {
+		t.Fatalf("no failure: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "abba.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// stepperOn opens the stepper on a trace, sized as a terminal.
+func stepperOn(t *testing.T, path string) *stepper {
+	t.Helper()
+	c, err := replay.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	m := newStepper(c, path)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m
+}
+
+// press sends keys: a string of runes arrives as one message, as when
+// typed quickly; "enter", "esc", "tab", "up" and "down" are named keys.
+func press(m *stepper, keys ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		var msg tea.KeyMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "tab":
+			msg = tea.KeyMsg{Type: tea.KeyTab}
+		case "up":
+			msg = tea.KeyMsg{Type: tea.KeyUp}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		case "home":
+			msg = tea.KeyMsg{Type: tea.KeyHome}
+		case "backspace":
+			msg = tea.KeyMsg{Type: tea.KeyBackspace}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		_, cmd = m.Update(msg)
+	}
+	return cmd
+}
+
+func (m *stepper) event(t *testing.T) trace.Event {
+	t.Helper()
+	e, err := m.c.Event()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestStepperMoves(t *testing.T) {
+	m := stepperOn(t, deadlockTrace(t))
+	n := m.c.Len()
+	if m.c.Index() != 0 {
+		t.Fatalf("opens at event %d, want the first", m.c.Index())
+	}
+	press(m, "j", "down", " ")
+	if m.c.Index() != 3 {
+		t.Fatalf("three nexts: at %d", m.c.Index())
+	}
+	press(m, "k", "up")
+	if m.c.Index() != 1 {
+		t.Fatalf("two prevs: at %d", m.c.Index())
+	}
+	// Keys typed together are taken one by one.
+	press(m, "jjjk")
+	if m.c.Index() != 3 {
+		t.Fatalf("jjjk: at %d", m.c.Index())
+	}
+	press(m, "f")
+	if m.c.Index() != n-1 || !strings.Contains(m.status, "deadlock") {
+		t.Fatalf("f: at %d of %d, status %q", m.c.Index(), n, m.status)
+	}
+	if !strings.Contains(plain(m.View()), "the run ended here") {
+		t.Fatalf("the failure is not on the screen:\n%s", m.View())
+	}
+	press(m, "home")
+	if m.c.Index() != 0 {
+		t.Fatalf("home: at %d", m.c.Index())
+	}
+	// Go to a step.
+	r := m.c.Reader()
+	last, _ := r.Event(n - 1)
+	want := last.Step / 2
+	press(m, "g", "x", "backspace")
+	press(m, strings.Split(itoa(want), "")...)
+	press(m, "enter")
+	if e := m.event(t); e.Step != want {
+		t.Fatalf("g %d enter: at step %d", want, e.Step)
+	}
+	if first, _ := r.SeekStep(want); m.c.Index() != first {
+		t.Fatalf("g %d: at event %d, want the step's first event %d", want, m.c.Index(), first)
+	}
+	press(m, "g", "nonsense", "enter")
+	if !m.statusBad || !strings.Contains(m.status, "not a step") {
+		t.Fatalf("a bad step number: status %q", m.status)
+	}
+	// Esc closes a prompt without acting.
+	at := m.c.Index()
+	press(m, "g", "0", "esc")
+	if m.c.Index() != at || m.input != inputNone {
+		t.Fatal("esc did not cancel the prompt")
+	}
+	if cmd := press(m, "q"); cmd == nil {
+		t.Fatal("q did not quit")
+	}
+}
+
+func TestStepperFocusedGoroutine(t *testing.T) {
+	m := stepperOn(t, deadlockTrace(t))
+	// Move to the first event of goroutine 2, then walk its events.
+	press(m, "/", "g2", "enter")
+	if e := m.event(t); e.G != 2 {
+		t.Fatalf("search g2 stopped at goroutine %d", e.G)
+	}
+	var prev int64 = -1
+	for range 3 {
+		press(m, "J")
+		e := m.event(t)
+		if e.G != 2 || m.c.Index() <= prev {
+			t.Fatalf("J: at event %d of goroutine %d", m.c.Index(), e.G)
+		}
+		prev = m.c.Index()
+	}
+	press(m, "K")
+	if e := m.event(t); e.G != 2 || m.c.Index() >= prev {
+		t.Fatalf("K: at event %d of goroutine %d", m.c.Index(), e.G)
+	}
+	// Tab moves the focus; J then follows the focused goroutine.
+	press(m, "tab")
+	if m.focus == 2 || m.focus == 0 {
+		t.Fatalf("tab: focus %d", m.focus)
+	}
+	g := m.focus
+	if ok, _ := m.c.Seek(1, func(e *trace.Event) bool { return e.G == g }); ok {
+		m.c.Goto(m.c.Index() - 1) // just before it
+		press(m, "J")
+		if e := m.event(t); e.G != g {
+			t.Fatalf("J after tab: goroutine %d, want %d", e.G, g)
+		}
+	}
+	if !strings.Contains(plain(m.View()), "* g"+itoa(int64(g))) {
+		t.Fatalf("the focused goroutine is not marked:\n%s", plain(m.View()))
+	}
+}
+
+func TestStepperSearchAndFilter(t *testing.T) {
+	m := stepperOn(t, deadlockTrace(t))
+	press(m, "/Lock", "enter")
+	if e := m.event(t); !matchesOp(&e, "Lock") {
+		t.Fatalf("search Lock: at %s", e.Format(nil))
+	}
+	first := m.c.Index()
+	press(m, ".")
+	if e := m.event(t); !matchesOp(&e, "Lock") || m.c.Index() <= first {
+		t.Fatalf(". : at %d %s", m.c.Index(), e.Format(nil))
+	}
+	press(m, ",")
+	if m.c.Index() != first {
+		t.Fatalf(", : at %d, want %d", m.c.Index(), first)
+	}
+	// Text and file names match too.
+	press(m, "home", "/", "bodies_test.go", "enter") // not this package's file
+	if m.c.Index() != 0 || !strings.Contains(m.status, "no later match") {
+		t.Fatalf("search for an absent file: at %d, status %q", m.c.Index(), m.status)
+	}
+	press(m, "/stepper_test", "enter")
+	if e := m.event(t); !strings.HasSuffix(e.Loc.File, "stepper_test.go") {
+		t.Fatalf("search by file: at %s", e.Format(nil))
+	}
+	// The filter hides the other goroutines' events from the list and
+	// from stepping.
+	press(m, "home", "F", "3", "enter")
+	if e := m.event(t); e.G != 3 {
+		t.Fatalf("filter g3: at goroutine %d", e.G)
+	}
+	for range 5 {
+		press(m, "j")
+		if e := m.event(t); e.G != 3 {
+			t.Fatalf("stepping with filter g3 reached goroutine %d", e.G)
+		}
+	}
+	view := plain(m.View())
+	events := section(view, "events")
+	for _, l := range strings.Split(events, "\n") {
+		if l != "" && !strings.Contains(l, " g3 ") {
+			t.Fatalf("filter g3 lists %q", l)
+		}
+	}
+	if !strings.Contains(view, "only g3") {
+		t.Fatalf("the filter is not shown:\n%s", view)
+	}
+	press(m, "F", "enter")
+	if m.filter != nil {
+		t.Fatal("an empty filter did not show every goroutine")
+	}
+}
+
+func TestStepperScreen(t *testing.T) {
+	m := stepperOn(t, deadlockTrace(t))
+	press(m, "f")
+	view := plain(m.View())
+	lines := strings.Split(view, "\n")
+	if len(lines) > 40 {
+		t.Fatalf("%d lines on a 40-line terminal", len(lines))
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 120 {
+			t.Fatalf("a line wider than the terminal: %q", l)
+		}
+	}
+	// At the deadlock: the outcome, three blocked goroutines with what they
+	// wait for, the current event marked, its source.
+	for _, want := range []string{"deadlock", "── events", "▶", "── goroutines (3)", "blocked", "Lock Mutex#", "Wait WaitGroup#"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("no %q on the screen:\n%s", want, view)
+		}
+	}
+	if n := len(regexp.MustCompile(`(?m)^. g\d+ +blocked `).FindAllString(section(view, "goroutines (3)"), -1)); n != 3 {
+		t.Errorf("%d goroutines shown blocked, want 3:\n%s", n, view)
+	}
+	// The source of the last blocking operation is this file, on disk.
+	src := section(view, "stepper_test.go:")
+	if !strings.Contains(src, "▶") || !strings.Contains(src, "Lock()") {
+		t.Errorf("the source around the event is missing:\n%s", view)
+	}
+	press(m, "?")
+	if h := plain(m.View()); !strings.Contains(h, "── keys") || !strings.Contains(h, "jump to the failure") {
+		t.Fatalf("? shows no help:\n%s", h)
+	}
+	press(m, "x")
+	if m.help {
+		t.Fatal("a key did not close the help")
+	}
+	// A small terminal still gets a whole screen.
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 12})
+	if n := len(strings.Split(m.View(), "\n")); n > 12 {
+		t.Errorf("%d lines on a 12-line terminal", n)
+	}
+}
+
+// plain strips styling.
+func plain(s string) string { return ansi.Strip(s) }
+
+// section returns the lines of view after the rule whose title starts with
+// title, up to the next rule.
+func section(view, title string) string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(view, "\n") {
+		if strings.HasPrefix(l, "── ") {
+			in = strings.HasPrefix(l, "── "+title)
+			continue
+		}
+		if in {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestStepperInTerminal drives the real command in a terminal: tmux runs
+// dstreplay on a trace, keys go in with send-keys, the screen comes back
+// with capture-pane.
+func TestStepperInTerminal(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
+			t.Fatal("tmux is not installed, and DST_REQUIRE_TOOLS=1 (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "dstreplay")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/dstgo/dst/cmd/dstreplay").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	path := deadlockTrace(t)
+	done := filepath.Join(dir, "exit")
+	sock := fmt.Sprintf("dst-stepper-%d", os.Getpid())
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	shell := fmt.Sprintf("%s %s; echo $? > %s", bin, path, done)
+	run("new-session", "-d", "-s", "dst", "-x", "120", "-y", "40", shell)
+	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
+	screen := func(want string) string {
+		t.Helper()
+		var s string
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			s = run("capture-pane", "-p", "-t", "dst")
+			if strings.Contains(s, want) {
+				return s
+			}
+		}
+		t.Fatalf("the screen never showed %q:\n%s", want, s)
+		return ""
+	}
+	n := func() int64 { c, _ := replay.Open(path); defer c.Close(); return c.Len() }()
+	s := screen(fmt.Sprintf("event 1/%d", n))
+	if !strings.Contains(s, "── goroutines") || !strings.Contains(s, "? help") {
+		t.Fatalf("the first screen:\n%s", s)
+	}
+	run("send-keys", "-t", "dst", "j", "j")
+	screen(fmt.Sprintf("event 3/%d", n))
+	run("send-keys", "-t", "dst", "f")
+	s = screen("the run ended here")
+	if !strings.Contains(s, fmt.Sprintf("event %d/%d", n, n)) || !strings.Contains(s, "stepper_test.go:") {
+		t.Fatalf("at the failure:\n%s", s)
+	}
+	run("send-keys", "-t", "dst", "k")
+	screen(fmt.Sprintf("event %d/%d", n-1, n))
+	run("send-keys", "-t", "dst", "g", "3", "Enter")
+	screen("step 3 ")
+	run("send-keys", "-t", "dst", "/", "g3", "Enter")
+	s = screen("focus g3")
+	if !strings.Contains(s, "▶") {
+		t.Fatalf("no current event marked:\n%s", s)
+	}
+	run("send-keys", "-t", "dst", "?")
+	screen("── keys")
+	run("send-keys", "-t", "dst", "Escape")
+	screen("── events")
+	run("send-keys", "-t", "dst", "q")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(done); err == nil && len(b) > 0 {
+			if code := strings.TrimSpace(string(b)); code != "0" {
+				t.Fatalf("dstreplay exited with %s", code)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("q did not quit")
+		}
+	}
+}
