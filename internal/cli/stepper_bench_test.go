@@ -18,7 +18,17 @@ import (
 func synthTrace(tb testing.TB, dir string, n int) string {
 	tb.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(dir, fmt.Sprintf("synth-%d.trace", n))
+	return writeSynth(tb, filepath.Join(dir, fmt.Sprintf("synth-%d.trace", n)), n, file)
+}
+
+// synthTraceAt writes a small synthetic trace whose locations are in file.
+func synthTraceAt(tb testing.TB, file string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	return writeSynth(tb, filepath.Join(dir, "synth.trace"), 100, file)
+}
+
+func writeSynth(tb testing.TB, path string, n int, file string) string {
 	f, err := os.Create(path)
 	if err != nil {
 		tb.Fatal(err)

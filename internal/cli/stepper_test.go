@@ -282,6 +282,42 @@ func TestStepperScreen(t *testing.T) {
 	}
 }
 
+func TestStepperBadInput(t *testing.T) {
+	var out, errb strings.Builder
+	if code := runStepper(&env{stdout: &out, stderr: &errb}, filepath.Join(t.TempDir(), "missing.trace")); code != ExitUsage ||
+		!strings.Contains(errb.String(), "missing.trace") {
+		t.Fatalf("a missing file: exit %d, %q", code, errb.String())
+	}
+	// A trace cut short opens at what it has, and says so.
+	full, err := os.ReadFile(deadlockTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.trace")
+	if err := os.WriteFile(cut, full[:len(full)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := stepperOn(t, cut)
+	if m.c.Len() == 0 {
+		t.Fatal("the cut trace shows no events")
+	}
+	view := plain(m.View())
+	if !strings.Contains(view, "cut short") {
+		t.Fatalf("the cut trace does not say so:\n%s", view)
+	}
+	press(m, "f")
+	if !strings.Contains(m.status, "cut short") {
+		t.Fatalf("f on a cut trace: %q", m.status)
+	}
+	// A trace whose source is not on disk shows the events and says where
+	// the source was.
+	m = stepperOn(t, synthTraceAt(t, "/nonexistent/src/worker.go"))
+	press(m, "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j")
+	if view := plain(m.View()); !strings.Contains(view, "source not on disk: /nonexistent/src/worker.go") || !strings.Contains(view, "Lock Mutex#") {
+		t.Fatalf("source not on disk:\n%s", view)
+	}
+}
+
 // plain strips styling.
 func plain(s string) string { return ansi.Strip(s) }
 
@@ -376,6 +412,41 @@ func TestStepperInTerminal(t *testing.T) {
 		if b, err := os.ReadFile(done); err == nil && len(b) > 0 {
 			if code := strings.TrimSpace(string(b)); code != "0" {
 				t.Fatalf("dstreplay exited with %s", code)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("q did not quit")
+		}
+	}
+
+	// A trace cut short: the stepper shows what it has, says so, and the
+	// exit code says so too.
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.trace")
+	if err := os.WriteFile(cut, full[:len(full)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(done)
+	run("new-session", "-d", "-s", "cut", "-x", "120", "-y", "40", fmt.Sprintf("%s %s 2>%s.err; echo $? > %s", bin, cut, done, done))
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		s = run("capture-pane", "-p", "-t", "cut")
+		if strings.Contains(s, "cut short") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cut trace's screen:\n%s", s)
+		}
+	}
+	run("send-keys", "-t", "cut", "q")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(done); err == nil && len(b) > 0 {
+			msg, _ := os.ReadFile(done + ".err")
+			if code := strings.TrimSpace(string(b)); code != "1" || !strings.Contains(string(msg), "cut short") {
+				t.Fatalf("a cut trace: exit %s, stderr %q", code, msg)
 			}
 			break
 		}
