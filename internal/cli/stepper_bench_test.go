@@ -160,3 +160,22 @@ func BenchmarkStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJumpToEnd opens a million-event trace and jumps to its last
+// event, as the first f (jump to the failure) does: the state of every
+// goroutine there depends on every event before it, so this one walk is
+// linear in the trace; later moves anywhere reuse its checkpoints.
+func BenchmarkJumpToEnd(b *testing.B) {
+	path := synthTrace(b, b.TempDir(), 1_000_000)
+	for b.Loop() {
+		c, err := replay.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Goto(c.Len() - 1); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/jump")
+}
