@@ -102,6 +102,7 @@
 //	-dst.watchdog=D    watchdog limit (default 5s)
 //	-dst.replay=H      replay a recording given by its handle
 //	-dst.trace=F       replay the trace file F and report any divergence
+//	-dst.break=N       with -dst.trace: stop a debugger at step N (dstreplay debug)
 //	-dst.dir=D         save failing traces under D (default testdata/dst; off)
 //	-dst.shrink=false  report failures as found, without shrinking
 //	-dst.input=F       run the input file F a hunt saved (a crash, a corpus entry)

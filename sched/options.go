@@ -99,6 +99,7 @@ var flags struct {
 	watchdog time.Duration
 	replay   string
 	trace    string
+	brk      int
 	dir      string
 	verbose  bool
 	// Hunting (package fuzzloop, dstreplay hunt).
@@ -120,6 +121,7 @@ func init() {
 	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s)")
 	flag.StringVar(&flags.replay, "dst.replay", "", "sched: replay a recording given by its handle")
 	flag.StringVar(&flags.trace, "dst.trace", "", "sched: replay the trace file `path` and report any divergence")
+	flag.IntVar(&flags.brk, "dst.break", 0, "sched: with -dst.trace, stop a debugger at step `n` of the replay (dstreplay debug; the watchdog is off)")
 	flag.StringVar(&flags.dir, "dst.dir", "", "sched: where failing tests save their traces (default testdata/dst, or $DST_DIR; off to disable)")
 	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
 	flag.StringVar(&flags.corpus, "dst.corpus", "", "sched: hunt: keep the corpus in `dir` (default: in memory)")
@@ -163,6 +165,10 @@ func (o Options) withFlags() (Options, error) {
 			o.Recording, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Strategy, in.Depth, in.PCTSteps, true
 			if o.Depth == 0 {
 				o.Depth = defaultDepth
+			}
+		case "dst.break":
+			if flags.trace == "" || flags.brk < 1 {
+				err = fmt.Errorf("sched: -dst.break=%d: want a step (from 1) of the trace given by -dst.trace", flags.brk)
 			}
 		case "dst.replay":
 			rec, e := entropy.ParseHandle(flags.replay)

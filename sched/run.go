@@ -114,6 +114,7 @@ type schedule struct {
 	data       []byte // serve fresh draws from these bytes (a native fuzz target)
 	cover      []byte // coverage map to fill
 	transcribe bool
+	breakAt    int // call engine.Breakpoint at this step, for a debugger
 }
 
 // strategyNamed is the strategy a single schedule named by s runs.
@@ -186,6 +187,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 		Transcribe:       s.transcribe,
 		Cover:            s.cover,
+		BreakStep:        s.breakAt,
 	}
 	if detail || o.Record {
 		cfg.Trace = &trace.Buffer{}

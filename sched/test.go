@@ -239,7 +239,11 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 // reported too, and the exploration does not follow.
 func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 	t.Helper()
-	res, err := replayFile(path, t.Name(), t, body)
+	brk := 0
+	if given {
+		brk = flags.brk
+	}
+	res, err := replayFile(path, t.Name(), t, body, brk)
 	var d *trace.Divergence
 	switch {
 	case err != nil && !errors.As(err, &d):

@@ -190,10 +190,13 @@ func writeTrace(file string, h *trace.Header, res *Result) error {
 // and, when the runs differ, a *trace.Divergence naming the first
 // difference.
 func Replay(path string, body func(*T)) (*Result, error) {
-	return replayFile(path, "sched.Replay", nil, body)
+	return replayFile(path, "sched.Replay", nil, body, 0)
 }
 
-func replayFile(path, name string, tb tbase, body func(*T)) (*Result, error) {
+// replayFile replays the trace file at path. With breakAt > 0 the run calls
+// engine.Breakpoint at that step, and runs without the watchdog: a debugger
+// holds the process stopped for as long as the user looks.
+func replayFile(path, name string, tb tbase, body func(*T), breakAt int) (*Result, error) {
 	r, err := trace.OpenFile(path)
 	if err != nil {
 		return nil, err
@@ -215,6 +218,9 @@ func replayFile(path, name string, tb tbase, body func(*T)) (*Result, error) {
 		return nil, err
 	}
 	o.Record = true
+	if breakAt > 0 {
+		s.breakAt, o.Watchdog = breakAt, -1
+	}
 	out, rec, buf := s.execute(o, name, tb, body, r.Header.Detail)
 	res := s.result(out, rec, buf)
 	res.opts, res.name, res.body, res.detail = o, name, body, r.Header.Detail

@@ -43,6 +43,7 @@ func init() {
 			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
 		{name: "exec", args: "[flags] trace", short: "re-run the recorded test from the trace and confirm its outcome", run: runExec,
 			long: "Exec runs the test that recorded the trace, in its package, with go test -dst.trace: the\nscheduler replays the trace's decisions and compares every event. It exits with 0 when the\nre-run ends as recorded, and with 1 when the outcome differs or the run diverged."},
+		{name: "debug", args: "[flags] trace [-- dlv flags]", short: "start delve on the recorded test, stopped at a step of the replay", run: runDebug, long: debugHelp},
 		{name: "hunt", args: "[flags] [packages]", short: "hunt for failing schedules with many worker processes", run: runHunt,
 			long: huntHelp},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},

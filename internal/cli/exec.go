@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/trace"
 )
 
 func runExec(e *env, args []string) int {
@@ -21,22 +22,12 @@ func runExec(e *env, args []string) int {
 	if !c.parse(fs, args, 1, &code) {
 		return code
 	}
-	path, err := filepath.Abs(fs.Arg(0))
-	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
-		return ExitUsage
-	}
-	r, ok := open(e, "exec", path)
+	path, r, pkg, ok := openRecorded(e, "exec", fs.Arg(0))
 	if !ok {
 		return ExitUsage
 	}
 	h, outcome := r.Header, r.Outcome
 	r.Close()
-	pkg := strings.TrimSuffix(h.Package, "_test")
-	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") {
-		fmt.Fprintf(e.stderr, "dstreplay exec: the trace was not recorded by a go test test (test %q, package %q): nothing to re-run\n", h.Test, h.Package)
-		return ExitUsage
-	}
 	argv := []string{"test", "-count=1"}
 	if *race {
 		argv = append(argv, "-race")
@@ -73,3 +64,26 @@ func runExec(e *env, args []string) int {
 
 // failedAs finds the failure kind in the harness's report of a replay.
 var failedAs = regexp.MustCompile(`sched: ([a-z ]+) \(replaying `)
+
+// openRecorded opens the trace file arg for a command that re-runs the test
+// that recorded it (exec, debug). It returns the file's absolute path (the
+// test runs in its package's directory), the open trace and the test's
+// package, or says why it cannot and returns false.
+func openRecorded(e *env, cmd, arg string) (path string, r *trace.Reader, pkg string, ok bool) {
+	path, err := filepath.Abs(arg)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		return "", nil, "", false
+	}
+	if r, ok = open(e, cmd, path); !ok {
+		return "", nil, "", false
+	}
+	h := &r.Header
+	pkg = strings.TrimSuffix(h.Package, "_test")
+	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %s was not recorded by a go test test (test %q, package %q): nothing to re-run\n", cmd, arg, h.Test, h.Package)
+		r.Close()
+		return "", nil, "", false
+	}
+	return path, r, pkg, true
+}

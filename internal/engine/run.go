@@ -43,6 +43,9 @@ type Config struct {
 	// Cover, when not nil, is a map of CoverSize hit counters that the run
 	// adds its interleaving coverage to (see CoverSize).
 	Cover []byte
+	// BreakStep, when positive, is the step at which Point calls
+	// Breakpoint, for a debugger to stop there.
+	BreakStep int
 }
 
 // Outcome is what a run did and how it ended.
@@ -344,6 +347,9 @@ func (g *G) Point(op Op, o *Obj) {
 	}
 	if r.tr != nil {
 		r.recordOp(trace.KindOp, g, op, o)
+	}
+	if r.steps == r.cfg.BreakStep {
+		Breakpoint(r.steps, g.ID)
 	}
 	if r.cfg.Cover != nil {
 		r.coverPoint(g, op, o)

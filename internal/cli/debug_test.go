@@ -1,0 +1,179 @@
+package cli_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/trace"
+)
+
+// TestDebug records a failing test's trace with go test (the package
+// testdata/debugme), then runs dstreplay debug on it: its errors, and one
+// delve session that must stop at the requested step, in the frame of the
+// step's operation. The session needs delve; without it the test is
+// skipped, unless DST_REQUIRE_TOOLS=1.
+func TestDebug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test and delve")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("go", "test", "-count=1", "./testdata/debugme", "-run", "^TestLostUpdate$")
+	cmd.Env = append(os.Environ(), "DST_DEBUGME=1", "DST_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("the test passed:\n%s", out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(dir, "TestLostUpdate", "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("want one saved trace, found %v", traces)
+	}
+	path := traces[0]
+	stop, last := markedStep(t, path, filepath.Join("testdata", "debugme", "debugme_test.go"))
+	step := fmt.Sprint(stop.Step)
+
+	t.Run("errors", func(t *testing.T) {
+		junk := filepath.Join(t.TempDir(), "junk.trace")
+		os.WriteFile(junk, []byte("not a trace"), 0o644)
+		if _, e, code := run("debug", junk); code != cli.ExitUsage || !strings.Contains(e, junk) {
+			t.Errorf("a junk file: exit %d %q", code, e)
+		}
+		full, _ := os.ReadFile(path)
+		cut := filepath.Join(t.TempDir(), "cut.trace")
+		os.WriteFile(cut, full[:len(full)*2/3], 0o644)
+		if _, e, code := run("debug", cut); code != cli.ExitFailure || !strings.Contains(e, cut+": trace: ") {
+			t.Errorf("a truncated trace: exit %d %q", code, e)
+		}
+		if _, e, code := run("debug", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
+			t.Errorf("a sched.Explore trace: exit %d %q", code, e)
+		}
+		for _, s := range []string{"-1", fmt.Sprint(last + 1)} {
+			want := fmt.Sprintf("--step %s is out of range: the steps of %s are 1 to %d", s, path, last)
+			if _, e, code := run("debug", "--step", s, path); code != cli.ExitUsage || !strings.Contains(e, want) {
+				t.Errorf("--step %s: exit %d %q, want %q", s, code, e, want)
+			}
+		}
+		if o, _, code := run("debug", "--help"); code != cli.ExitOK || !strings.Contains(o, "usage: dstreplay debug") {
+			t.Errorf("--help: exit %d\n%s", code, o)
+		}
+	})
+
+	t.Run("no delve", func(t *testing.T) {
+		const hint = "go install github.com/go-delve/delve/cmd/dlv@latest"
+		if _, e, code := run("debug", "--dlv", filepath.Join(t.TempDir(), "dlv"), path); code == cli.ExitOK || !strings.Contains(e, hint) {
+			t.Errorf("--dlv missing: exit %d %q", code, e)
+		}
+		t.Setenv("PATH", t.TempDir()) // neither dlv nor go: no $GOPATH/bin either
+		if _, e, code := run("debug", path); code == cli.ExitOK || !strings.Contains(e, hint) {
+			t.Errorf("no dlv on an empty PATH: exit %d %q", code, e)
+		}
+	})
+
+	t.Run("session", func(t *testing.T) {
+		if !haveDlv() {
+			if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
+				t.Fatal("delve (dlv) is not installed, and DST_REQUIRE_TOOLS=1")
+			}
+			t.Skip("delve (dlv) is not installed")
+		}
+		// Commands for delve once stopped: the hook's arguments (frame 0),
+		// the selected frame's locals and the stack, then run the
+		// operation and stop after it.
+		cmds := filepath.Join(t.TempDir(), "cmds")
+		os.WriteFile(cmds, []byte("frame 0 args\nlocals\nstack\nfinish_op\nexit\n"), 0o644)
+		t.Setenv("DST_DEBUGME", "1")
+		out, errOut, code := run("debug", "--step", step, "--init", cmds, path)
+		out = ansi.ReplaceAllString(out, "")
+		if code != cli.ExitOK {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+		}
+		where := fmt.Sprintf("debugme_test.go:%d", stop.Loc.Line)
+		for _, want := range []*regexp.Regexp{
+			// The hook ran at the step, in the step's goroutine.
+			regexp.MustCompile(fmt.Sprintf(`(?m)^step = %d\ng = %d$`, stop.Step, stop.G)),
+			// The frame of the operation's caller is selected...
+			regexp.MustCompile(regexp.QuoteMeta(fmt.Sprintf("dstreplay: stopped at step %d, before g%d's Lock at %s; frame ", stop.Step, stop.G, where)) + `\d+ \(selected\)`),
+			// ... so locals are the test's.
+			regexp.MustCompile(`(?m)^seen = \d+$`),
+			// The stack leads there.
+			regexp.MustCompile(`(?m)^ *at \S*/` + regexp.QuoteMeta(where) + `$`),
+			// finish_op stops after the Lock, on the next line.
+			regexp.MustCompile(fmt.Sprintf(`(?m)^Frame 0: \S*/debugme_test.go:%d `, stop.Loc.Line+1)),
+		} {
+			if !want.MatchString(out) {
+				t.Errorf("delve's output does not match %s\nstdout:\n%s\nstderr:\n%s", want, out, errOut)
+			}
+		}
+	})
+}
+
+// ansi matches the colour escapes delve puts in source listings.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// markedStep returns the trace's first op event at the line of src marked
+// "debug: stop here", and the trace's last step.
+func markedStep(t *testing.T, path, src string) (trace.Event, int64) {
+	t.Helper()
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	line := 0
+	for n, sc := 1, bufio.NewScanner(f); sc.Scan(); n++ {
+		if strings.Contains(sc.Text(), "// debug: stop here") {
+			line = n
+		}
+	}
+	r, err := trace.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var stop trace.Event
+	var last int64
+	for i := range r.Len() {
+		ev, err := r.Event(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stop.Step == 0 && ev.Kind == trace.KindOp && ev.Loc.Line == line && filepath.Base(ev.Loc.File) == filepath.Base(src) {
+			stop = ev
+		}
+		last = ev.Step
+	}
+	if stop.Step == 0 {
+		t.Fatalf("no op event at %s:%d in %s", src, line, path)
+	}
+	return stop, last
+}
+
+// haveDlv reports whether dstreplay debug can find delve: on $PATH, or in
+// $GOBIN or $GOPATH/bin.
+func haveDlv() bool {
+	if _, err := exec.LookPath("dlv"); err == nil {
+		return true
+	}
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(out), "\n")
+	dirs := []string{lines[0]}
+	if len(lines) > 1 {
+		for _, d := range filepath.SplitList(lines[1]) {
+			dirs = append(dirs, filepath.Join(d, "bin"))
+		}
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "dlv")); d != "" && err == nil {
+			return true
+		}
+	}
+	return false
+}
