@@ -41,6 +41,8 @@ func init() {
 			long: "Diff compares two traces event by event (source locations aside) and shows the first\ndifference with the events before it, side by side. It exits with 1 when they differ."},
 		{name: "export", args: "[flags] trace", short: "convert a trace for Perfetto (Chrome trace-event JSON)", run: runExport,
 			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
+		{name: "html", args: "[-o out.html] trace", short: "write the trace as one self-contained HTML page: swimlanes per goroutine", run: runHTML,
+			long: "HTML writes the trace as a single HTML file that opens offline in a browser: a lane per\ngoroutine over steps or virtual time, with bars while it runs, a mark for each of its\noperations, shading while it is blocked and lines from a goroutine to the one it wakes.\nThe wheel and +/- zoom, a drag and the arrow keys pan; a click shows an event's line, its\nsource location and the source around it. The failure is in red and selected on load;\n#event=N in the URL selects event N. The file goes next to the trace, with the extension\n.html, unless -o says where; its path is printed."},
 		{name: "exec", args: "[flags] trace", short: "re-run the recorded test from the trace and confirm its outcome", run: runExec,
 			long: "Exec runs the test that recorded the trace, in its package, with go test -dst.trace: the\nscheduler replays the trace's decisions and compares every event. It exits with 0 when the\nre-run ends as recorded, and with 1 when the outcome differs or the run diverged."},
 		{name: "debug", args: "[flags] trace [-- dlv flags]", short: "start delve on the recorded test, stopped at a step of the replay", run: runDebug, long: debugHelp},
@@ -100,7 +102,7 @@ func looksLikeFile(s string) bool {
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "dstreplay reads the traces that sched saves for failing tests.\n\n")
-	fmt.Fprintf(w, "Usage:\n\n\tdstreplay trace            print the trace (as show does)\n\tdstreplay command [args]\n\nCommands:\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tdstreplay trace            step through the trace (in a terminal; piped, as show)\n\tdstreplay command [args]\n\nCommands:\n\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
 	}

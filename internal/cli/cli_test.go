@@ -109,7 +109,7 @@ func TestHelp(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("help: exit %d", code)
 	}
-	for _, c := range []string{"show", "summary", "diff", "export", "exec", "hunt", "help"} {
+	for _, c := range []string{"show", "summary", "diff", "export", "exec", "debug", "html", "hunt", "help"} {
 		if !strings.Contains(out, "\t"+c) {
 			t.Errorf("help does not list %s:\n%s", c, out)
 		}
