@@ -14,6 +14,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/trace"
 	"go.uber.org/goleak"
 )
 
@@ -268,5 +269,30 @@ func TestExec(t *testing.T) {
 	// A trace that no go test test recorded cannot be re-run.
 	if _, e, code := run("exec", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
 		t.Errorf("exec of a sched.Explore trace: exit %d %q", code, e)
+	}
+	// A trace of a package that is not here: nothing to build, and it says
+	// which package.
+	gone := filepath.Join(t.TempDir(), "gone.trace")
+	f, err := os.Create(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := trace.NewWriter(f, &trace.Header{Package: "example.com/gone", Test: "TestGone", Strategy: "random"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []trace.Event{{Kind: trace.KindSpawn, Arg: 1}, {Kind: trace.KindOp, Step: 1, G: 1, Op: 5}} {
+		if err := w.Add(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&trace.Outcome{Kind: "deadlock", Steps: 1}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, cmd := range []string{"exec", "debug"} {
+		if _, e, code := run(cmd, gone); code != cli.ExitUsage || !strings.Contains(e, "package example.com/gone is not found") {
+			t.Errorf("%s of a trace whose package is not here: exit %d %q", cmd, code, e)
+		}
 	}
 }

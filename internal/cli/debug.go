@@ -218,7 +218,7 @@ func listDir(pkg string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("finding package %s (run dstreplay debug inside its module): go list: %v\n%s", pkg, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("the trace's package %s is not found from here (run dstreplay inside the module that recorded the trace): go list: %v\n%s", pkg, err, strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
 }

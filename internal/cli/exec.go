@@ -28,6 +28,10 @@ func runExec(e *env, args []string) int {
 	}
 	h, outcome := r.Header, r.Outcome
 	r.Close()
+	if _, err := listDir(pkg); err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
+		return ExitUsage
+	}
 	argv := []string{"test", "-count=1"}
 	if *race {
 		argv = append(argv, "-race")
