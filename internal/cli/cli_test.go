@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/trace"
@@ -155,27 +154,7 @@ func TestBadInput(t *testing.T) {
 // TestExportPerfetto checks the export against the trace-event format's
 // required fields, phase by phase.
 func TestExportPerfetto(t *testing.T) {
-	// A run with handoffs: goroutines wake each other.
-	res, err := sched.Run(sched.Options{Seed: 3, Record: true}, func(t *sched.T) {
-		ping, pong := chans.Make[int](0), chans.Make[int](0)
-		sched.Go(func() {
-			for v := range ping.All() {
-				pong.Send(v)
-			}
-		})
-		for i := range 5 {
-			ping.Send(i)
-			pong.Recv()
-		}
-		ping.Close()
-	})
-	if err != nil || res.Failure != nil {
-		t.Fatal(err, res.Failure)
-	}
-	path := filepath.Join(t.TempDir(), "pingpong.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := pingPongTrace(t, 5) // goroutines wake each other
 	out, errOut, code := run("export", "-format", "perfetto", path)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -244,22 +223,30 @@ func TestExportPerfetto(t *testing.T) {
 	}
 }
 
+// recordFailure runs test in pkg with go test and env, expects it to fail,
+// and returns the path of the one trace it saved.
+func recordFailure(t *testing.T, pkg, test string, env ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "test", "-count=1", pkg, "-run", "^"+test+"$")
+	cmd.Env = append(append(os.Environ(), env...), "DST_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("%s passed:\n%s", test, out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(dir, test, "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("want one saved trace, found %v", traces)
+	}
+	return traces[0]
+}
+
 // TestExec records a failing test's trace with go test, then re-runs it
 // with dstreplay exec.
 func TestExec(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test")
 	}
-	dir := t.TempDir()
-	cmd := exec.Command("go", "test", "-count=1", "github.com/dstgo/dst/examples/bank", "-run", "^TestBuggyBank$")
-	cmd.Env = append(os.Environ(), "DST_DEMO=1", "DST_DIR="+dir)
-	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Fatalf("the demo passed:\n%s", out)
-	}
-	traces, _ := filepath.Glob(filepath.Join(dir, "TestBuggyBank", "*.trace"))
-	if len(traces) != 1 {
-		t.Fatalf("want one saved trace, found %v", traces)
-	}
+	traces := []string{recordFailure(t, "github.com/dstgo/dst/examples/bank", "TestBuggyBank", "DST_DEMO=1")}
 	t.Setenv("DST_DEMO", "1")
 	t.Setenv("DST_DIR", "off")
 	out, errOut, code := run("exec", traces[0])

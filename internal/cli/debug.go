@@ -178,6 +178,34 @@ func stepEvent(r *trace.Reader, step int64) (trace.Event, int64, error) {
 }
 
 // findDlv returns the delve binary to run, or says how to install it.
+// lookDlv finds delve: on $PATH, or in $GOBIN or $GOPATH/bin, where go
+// install puts it.
+func lookDlv() (string, bool) {
+	if p, err := exec.LookPath("dlv"); err == nil {
+		return p, true
+	}
+	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
+	if err != nil {
+		return "", false
+	}
+	lines := strings.Split(string(out), "\n")
+	dirs := []string{lines[0]}
+	if len(lines) > 1 {
+		for _, d := range filepath.SplitList(lines[1]) {
+			dirs = append(dirs, filepath.Join(d, "bin"))
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if p, err := exec.LookPath(filepath.Join(d, "dlv")); err == nil {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 func findDlv(e *env, given string) (string, bool) {
 	if given != "" {
 		if p, err := exec.LookPath(given); err == nil {
@@ -186,25 +214,8 @@ func findDlv(e *env, given string) (string, bool) {
 		fmt.Fprintf(e.stderr, "dstreplay debug: --dlv %s: no such program. Install delve with:\n\n\tgo install %s@latest\n\n", given, dlvPackage)
 		return "", false
 	}
-	if p, err := exec.LookPath("dlv"); err == nil {
+	if p, ok := lookDlv(); ok {
 		return p, true
-	}
-	if out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output(); err == nil {
-		lines := strings.Split(string(out), "\n")
-		dirs := []string{lines[0]}
-		if len(lines) > 1 {
-			for _, d := range filepath.SplitList(lines[1]) {
-				dirs = append(dirs, filepath.Join(d, "bin"))
-			}
-		}
-		for _, d := range dirs {
-			if d == "" {
-				continue
-			}
-			if p, err := exec.LookPath(filepath.Join(d, "dlv")); err == nil {
-				return p, true
-			}
-		}
 	}
 	fmt.Fprintf(e.stderr, "dstreplay debug: delve (dlv) is not installed: not on $PATH, nor in $GOBIN or $GOPATH/bin. Install it with:\n\n\tgo install %s@latest\n\n", dlvPackage)
 	return "", false

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,17 +22,7 @@ func TestDebug(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test and delve")
 	}
-	dir := t.TempDir()
-	cmd := exec.Command("go", "test", "-count=1", "./testdata/debugme", "-run", "^TestLostUpdate$")
-	cmd.Env = append(os.Environ(), "DST_DEBUGME=1", "DST_DIR="+dir)
-	if out, err := cmd.CombinedOutput(); err == nil {
-		t.Fatalf("the test passed:\n%s", out)
-	}
-	traces, _ := filepath.Glob(filepath.Join(dir, "TestLostUpdate", "*.trace"))
-	if len(traces) != 1 {
-		t.Fatalf("want one saved trace, found %v", traces)
-	}
-	path := traces[0]
+	path := recordFailure(t, "./testdata/debugme", "TestLostUpdate", "DST_DEBUGME=1")
 	stop, last := markedStep(t, path, filepath.Join("testdata", "debugme", "debugme_test.go"))
 	step := fmt.Sprint(stop.Step)
 
@@ -75,7 +64,7 @@ func TestDebug(t *testing.T) {
 	})
 
 	t.Run("session", func(t *testing.T) {
-		if !haveDlv() {
+		if !cli.HaveDlv() {
 			if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
 				t.Fatal("delve (dlv) is not installed, and DST_REQUIRE_TOOLS=1")
 			}
@@ -151,29 +140,4 @@ func markedStep(t *testing.T, path, src string) (trace.Event, int64) {
 		t.Fatalf("no op event at %s:%d in %s", src, line, path)
 	}
 	return stop, last
-}
-
-// haveDlv reports whether dstreplay debug can find delve: on $PATH, or in
-// $GOBIN or $GOPATH/bin.
-func haveDlv() bool {
-	if _, err := exec.LookPath("dlv"); err == nil {
-		return true
-	}
-	out, err := exec.Command("go", "env", "GOBIN", "GOPATH").Output()
-	if err != nil {
-		return false
-	}
-	lines := strings.Split(string(out), "\n")
-	dirs := []string{lines[0]}
-	if len(lines) > 1 {
-		for _, d := range filepath.SplitList(lines[1]) {
-			dirs = append(dirs, filepath.Join(d, "bin"))
-		}
-	}
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "dlv")); d != "" && err == nil {
-			return true
-		}
-	}
-	return false
 }
