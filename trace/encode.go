@@ -65,13 +65,16 @@ func (b *Buffer) Add(e *Event) {
 //go:norace
 func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
 	f := b.frameFor(step, t)
-	f.head(k, step, t, g, loc != nil && loc.File != "")
-	f.buf = append(f.buf, op)
-	f.buf = binary.AppendUvarint(f.buf, uint64(obj))
-	if loc != nil && loc.File != "" {
-		f.loc(loc)
+	hasLoc := loc != nil && loc.File != ""
+	w := f.room()
+	i := f.head(w, k, step, t, g, hasLoc)
+	w[i] = op
+	i++
+	i += binary.PutUvarint(w[i:], uint64(obj))
+	if hasLoc {
+		i += f.loc(w[i:], loc)
 	}
-	f.n++
+	f.commit(i)
 	b.events++
 }
 
@@ -81,9 +84,10 @@ func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 //go:norace
 func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
 	f := b.frameFor(step, t)
-	f.head(k, step, t, g, false)
-	f.buf = binary.AppendVarint(f.buf, arg)
-	f.n++
+	w := f.room()
+	i := f.head(w, k, step, t, g, false)
+	i += binary.PutVarint(w[i:], arg)
+	f.commit(i)
 	b.events++
 }
 
@@ -93,11 +97,12 @@ func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
 //go:norace
 func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
 	f := b.frameFor(step, t)
-	f.head(KindSwitch, step, t, g, false)
-	f.buf = binary.AppendVarint(f.buf, int64(to))
-	f.buf = binary.AppendVarint(f.buf, choice)
-	f.buf = binary.AppendVarint(f.buf, n)
-	f.n++
+	w := f.room()
+	i := f.head(w, KindSwitch, step, t, g, false)
+	i += binary.PutVarint(w[i:], int64(to))
+	i += binary.PutVarint(w[i:], choice)
+	i += binary.PutVarint(w[i:], n)
+	f.commit(i)
 	b.events++
 }
 
@@ -110,17 +115,47 @@ func (b *Buffer) frameFor(step, t int64) *frame {
 		if b.cur != nil {
 			size = len(b.cur.buf) + len(b.cur.buf)/8
 		}
-		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, size)}
+		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
 		b.frames = append(b.frames, b.cur)
 	}
 	return b.cur
 }
 
-// head writes an event's header byte and the step, time and goroutine
-// that differ from the previous event's.
+// maxEventBytes bounds one event's encoding: the header byte, three
+// varints of 64 bits, up to five fields and a location of three more.
+const maxEventBytes = 1 + 11*binary.MaxVarintLen64
+
+// room returns the free space after the frame's bytes, at least
+// maxEventBytes long, for an event to be written into and then committed.
+// Writing into it and committing with a reslice of f.buf updates only the
+// length: the slice's pointer is stored only when the buffer grows, so the
+// garbage collector's write barrier, which a store of f.buf = append(...)
+// pays for every byte while the collector marks, stays out of the path.
 //
 //go:norace
-func (f *frame) head(k Kind, step, t int64, g int32, loc bool) {
+func (f *frame) room() []byte {
+	if cap(f.buf)-len(f.buf) < maxEventBytes {
+		grown := make([]byte, len(f.buf), 2*cap(f.buf)+maxEventBytes)
+		copy(grown, f.buf)
+		f.buf = grown
+	}
+	return f.buf[len(f.buf):cap(f.buf)]
+}
+
+// commit counts an event of n bytes written into room's space.
+//
+//go:norace
+func (f *frame) commit(n int) {
+	f.buf = f.buf[:len(f.buf)+n]
+	f.n++
+}
+
+// head writes an event's header byte into w, then the step, time and
+// goroutine that differ from the previous event's, and returns how many
+// bytes it wrote.
+//
+//go:norace
+func (f *frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
 	h := byte(k) & kindMask
 	if step == f.prevStep {
 		h |= flagStep
@@ -134,51 +169,55 @@ func (f *frame) head(k Kind, step, t int64, g int32, loc bool) {
 	if loc {
 		h |= flagLoc
 	}
-	f.buf = append(f.buf, h)
+	w[0] = h
+	i := 1
 	if h&flagStep == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(step-f.prevStep))
+		i += binary.PutUvarint(w[i:], uint64(step-f.prevStep))
 	}
 	if h&flagTime == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(t-f.prevTime))
+		i += binary.PutUvarint(w[i:], uint64(t-f.prevTime))
 	}
 	if h&flagSameG == 0 {
-		f.buf = binary.AppendUvarint(f.buf, uint64(g))
+		i += binary.PutUvarint(w[i:], uint64(g))
 	}
 	f.prevStep, f.prevTime, f.prevG = step, t, g
+	return i
 }
 
 //go:norace
-func (f *frame) loc(l *Location) {
-	f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(l.Func)))
-	f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(l.File)))
-	f.buf = binary.AppendUvarint(f.buf, uint64(l.Line))
+func (f *frame) loc(w []byte, l *Location) int {
+	i := binary.PutUvarint(w, uint64(f.intern(l.Func)))
+	i += binary.PutUvarint(w[i:], uint64(f.intern(l.File)))
+	return i + binary.PutUvarint(w[i:], uint64(l.Line))
 }
 
 //go:norace
 func (f *frame) add(e *Event) {
-	f.head(e.Kind, e.Step, e.Time, e.G, e.Loc.File != "")
+	w := f.room()
+	i := f.head(w, e.Kind, e.Step, e.Time, e.G, e.Loc.File != "")
 	for _, fd := range SpecOf(e.Kind).Fields {
 		switch fd {
 		case FieldOp:
-			f.buf = append(f.buf, e.Op)
+			w[i] = e.Op
+			i++
 		case FieldObj:
-			f.buf = binary.AppendUvarint(f.buf, uint64(e.Obj))
+			i += binary.PutUvarint(w[i:], uint64(e.Obj))
 		case FieldArg:
-			f.buf = binary.AppendVarint(f.buf, e.Arg)
+			i += binary.PutVarint(w[i:], e.Arg)
 		case FieldChoice:
-			f.buf = binary.AppendVarint(f.buf, e.Choice)
+			i += binary.PutVarint(w[i:], e.Choice)
 		case FieldN:
-			f.buf = binary.AppendVarint(f.buf, e.N)
+			i += binary.PutVarint(w[i:], e.N)
 		case FieldDur:
-			f.buf = binary.AppendVarint(f.buf, e.Dur)
+			i += binary.PutVarint(w[i:], e.Dur)
 		case FieldText:
-			f.buf = binary.AppendUvarint(f.buf, uint64(f.intern(e.Text)))
+			i += binary.PutUvarint(w[i:], uint64(f.intern(e.Text)))
 		}
 	}
 	if e.Loc.File != "" {
-		f.loc(&e.Loc)
+		i += f.loc(w[i:], &e.Loc)
 	}
-	f.n++
+	f.commit(i)
 }
 
 // intern returns s's index in the frame's string table, adding it.
