@@ -106,6 +106,7 @@
 //	-dst.dir=D         save failing traces under D (default testdata/dst; off)
 //	-dst.shrink=false  report failures as found, without shrinking
 //	-dst.input=F       run the input file F a hunt saved (a crash, a corpus entry)
+//	-dst.crashtrace=F  with -dst.input: write the trace to F event by event (it survives a crash)
 //	-dst.corpus=D      hunt: keep the corpus in D
 //	-dst.keepgoing     hunt: save every distinct failure and keep hunting
 //	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt

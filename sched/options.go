@@ -67,6 +67,10 @@ type Options struct {
 	// jump forward, with the given probabilities and bounds, drawn from the
 	// entropy. Default: none.
 	ClockFaults ClockFaults
+
+	// crashTrace, set by -dst.crashtrace, is the file a run streams its
+	// trace to as it goes.
+	crashTrace string
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -103,11 +107,12 @@ var flags struct {
 	dir      string
 	verbose  bool
 	// Hunting (package fuzzloop, dstreplay hunt).
-	corpus    string
-	worker    int
-	keepGoing bool
-	input     string
-	shrink    bool
+	corpus     string
+	worker     int
+	keepGoing  bool
+	input      string
+	crashTrace string
+	shrink     bool
 }
 
 func init() {
@@ -128,6 +133,7 @@ func init() {
 	flag.IntVar(&flags.worker, "dst.worker", -1, "sched: hunt: this process is worker `n` of dstreplay hunt: report progress on stdout")
 	flag.BoolVar(&flags.keepGoing, "dst.keepgoing", false, "sched: hunt: save every distinct failure and keep hunting")
 	flag.StringVar(&flags.input, "dst.input", "", "sched: run the input `file` saved by a hunt (a crash, or a corpus entry)")
+	flag.StringVar(&flags.crashTrace, "dst.crashtrace", "", "sched: with -dst.input, write the run's trace to `file` event by event, so that a run that kills its process leaves its trace up to the crash")
 	flag.BoolVar(&flags.shrink, "dst.shrink", true, "sched: shrink a failing schedule before reporting it")
 }
 
@@ -166,6 +172,11 @@ func (o Options) withFlags() (Options, error) {
 			if o.Depth == 0 {
 				o.Depth = defaultDepth
 			}
+		case "dst.crashtrace":
+			if flags.input == "" {
+				err = fmt.Errorf("sched: -dst.crashtrace=%s: want the input to run, with -dst.input", flags.crashTrace)
+			}
+			o.crashTrace = flags.crashTrace
 		case "dst.break":
 			if flags.trace == "" || flags.brk < 1 {
 				err = fmt.Errorf("sched: -dst.break=%d: want a step (from 1) of the trace given by -dst.trace", flags.brk)

@@ -3,6 +3,7 @@ package sched
 import (
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 
@@ -114,7 +115,8 @@ type schedule struct {
 	data       []byte // serve fresh draws from these bytes (a native fuzz target)
 	cover      []byte // coverage map to fill
 	transcribe bool
-	breakAt    int // call engine.Breakpoint at this step, for a debugger
+	breakAt    int           // call engine.Breakpoint at this step, for a debugger
+	stream     *trace.Writer // write the trace there as the run goes (runStreaming)
 }
 
 // strategyNamed is the strategy a single schedule named by s runs.
@@ -191,6 +193,9 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	}
 	if detail || o.Record {
 		cfg.Trace = &trace.Buffer{}
+		if s.stream != nil {
+			cfg.Trace.StreamTo(s.stream)
+		}
 	}
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })
@@ -208,6 +213,9 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 // recording with source locations on and its events recorded. The second
 // result is a note when the re-execution did not fail the same way.
 func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
+	if o.crashTrace != "" {
+		return s.runStreaming(o, name, tb, body)
+	}
 	out, rec, buf := s.execute(o, name, tb, body, o.Detail)
 	note, detail := "", o.Detail
 	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
@@ -230,6 +238,36 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 	res := s.result(out, rec, buf)
 	res.opts, res.name, res.body, res.detail = o, name, body, detail
 	return res, note
+}
+
+// runStreaming executes the schedule with source locations on, writing its
+// trace to o.crashTrace event by event (trace.Buffer.StreamTo): if the run
+// kills the process, the file holds every event up to the crash. The note
+// says what went wrong with the file, if anything.
+func (s schedule) runStreaming(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
+	f, err := os.Create(o.crashTrace)
+	if err == nil {
+		s.stream, err = trace.NewWriter(f, s.header(o, name, body, s.rec, true))
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+		}
+		o.crashTrace = ""
+		res, note := s.run(o, name, tb, body)
+		return res, strings.TrimSpace(note + "\nnote: -dst.crashtrace: " + err.Error())
+	}
+	out, rec, _ := s.execute(o, name, tb, body, true)
+	res := s.result(out, rec, nil)
+	res.opts, res.name, res.body, res.detail = o, name, body, true
+	err = s.stream.Close(outcomeOf(res))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, "note: -dst.crashtrace: " + err.Error()
+	}
+	return res, ""
 }
 
 // result is what the caller sees of a run.

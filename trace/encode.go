@@ -39,6 +39,7 @@ type Buffer struct {
 	frames []*frame
 	cur    *frame
 	events int64
+	stream *Writer // see StreamTo
 }
 
 // Len is the number of events in b.
@@ -57,6 +58,9 @@ func (b *Buffer) Len() int64 {
 func (b *Buffer) Add(e *Event) {
 	b.frameFor(e.Step, e.Time).add(e)
 	b.events++
+	if b.stream != nil {
+		b.streamOut()
+	}
 }
 
 // AddOp appends a KindOp or KindBlock event: the common case, encoded
@@ -76,6 +80,9 @@ func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 	}
 	f.commit(i)
 	b.events++
+	if b.stream != nil {
+		b.streamOut()
+	}
 }
 
 // AddArg appends an event of a kind whose only field is Arg (KindSpawn,
@@ -89,6 +96,9 @@ func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
 	i += binary.PutVarint(w[i:], arg)
 	f.commit(i)
 	b.events++
+	if b.stream != nil {
+		b.streamOut()
+	}
 }
 
 // AddSwitch appends a KindSwitch event from g to goroutine to, the choice
@@ -104,6 +114,9 @@ func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int
 	i += binary.PutVarint(w[i:], n)
 	f.commit(i)
 	b.events++
+	if b.stream != nil {
+		b.streamOut()
+	}
 }
 
 //go:norace

@@ -25,6 +25,7 @@ import (
 
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/trace"
 )
 
 // dstreplay hunt coordinates a race hunt: it builds the test binaries,
@@ -519,6 +520,8 @@ type finding struct {
 	output  []string
 	saved   string
 	saveErr error
+	// Its trace up to the crash (in trace), or why there is none.
+	traceErr error
 }
 
 type hunter struct {
@@ -832,7 +835,13 @@ func (h *hunter) writeFinding(w io.Writer, f *finding, output bool) {
 			b.Steps, a.Steps, b.Preemptions, a.Preemptions, b.Goroutines, a.Goroutines, b.Values, a.Values)
 	}
 	switch {
-	case f.trace != "":
+	case f.trace != "" && f.kind == "crash":
+		fmt.Fprintf(w, "\tits trace up to the crash: dstreplay %s\n", f.trace)
+	case f.traceErr != nil:
+		fmt.Fprintf(w, "\tno trace: %v\n", f.traceErr)
+	}
+	switch {
+	case f.trace != "" && f.kind != "crash":
 		fmt.Fprintf(w, "\tdstreplay show %s\n\tdstreplay exec %s\n", f.trace, f.trace)
 	case f.saved != "":
 		fmt.Fprintf(w, "\tthe input it was running: %s\n\tgo test -count=1%s -run '%s' -dst.input=%s %s\n",
@@ -892,8 +901,12 @@ func (h *hunter) crashed(p *proc, err error) {
 		exit += ", before it reported any progress"
 	}
 	saved, saveErr := recoverCrash(t.corpusDir, p.slot, t.failDir, t.name, out)
-	h.record(&finding{test: t, kind: "crash", message: crashMessage(out, exit), worker: p.slot,
-		exit: exit, output: lastLines(out, crashLines), saved: saved, saveErr: saveErr})
+	f := &finding{test: t, kind: "crash", message: crashMessage(out, exit), worker: p.slot,
+		exit: exit, output: lastLines(out, crashLines), saved: saved, saveErr: saveErr}
+	if saved != "" {
+		f.trace, f.traceErr = h.traceCrash(t, saved)
+	}
+	h.record(f)
 	if t.crashes++; t.crashes >= maxCrashes && t.dropped == "" {
 		t.dropped = fmt.Sprintf("given up after %d crashes in a row", t.crashes)
 		fmt.Fprintf(h.stderr, "dstreplay hunt: %s: %s\n", t, t.dropped)
@@ -901,6 +914,41 @@ func (h *hunter) crashed(p *proc, err error) {
 	// Not at once: a crash loop is not a hunt, and the other workers may
 	// show progress meanwhile.
 	t.notBefore = time.Now().Add(min(h.backoff<<(t.crashes-1), maxBackoff))
+}
+
+// crashTraceTimeout bounds the re-run that records a crash's trace.
+const crashTraceTimeout = 30 * time.Second
+
+// traceCrash re-runs the input a dead worker was running, in a process of
+// its own that writes the trace event by event as it goes
+// (-dst.crashtrace): the crash kills that process too, and leaves the trace
+// up to it. The trace goes beside the input, renamed into place once the
+// process is gone.
+func (h *hunter) traceCrash(t *huntTest, input string) (string, error) {
+	path := strings.TrimSuffix(input, ".input") + ".trace"
+	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	defer os.Remove(tmp)
+	cmd := h.command(t, []string{"-test.run", gotest.RunPattern(t.name), "-test.count=1",
+		"-dst.input=" + input, "-dst.crashtrace=" + tmp, "-dst.dir=off", "-dst.shrink=false"})
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("re-running the input to record its trace: %w", err)
+	}
+	kill := time.AfterFunc(crashTraceTimeout, func() { cmd.Process.Kill() })
+	cmd.Wait() // it is expected to die as the worker did
+	kill.Stop()
+	r, err := trace.OpenFile(tmp)
+	if err != nil {
+		return "", fmt.Errorf("re-running the input to record its trace: %w", err)
+	}
+	n := r.Len()
+	r.Close()
+	if n == 0 {
+		return "", fmt.Errorf("re-running the input to record its trace: it died before its first event")
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	return path, nil
 }
 
 // crashMessage is the line of a dead worker's output that says why it

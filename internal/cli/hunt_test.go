@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dstgo/dst/trace"
 )
 
 func TestParseHuntLine(t *testing.T) {
@@ -298,6 +300,9 @@ func fakeWorker(args []string) int {
 	fs.String("dst.corpus", "", "")
 	worker := fs.Int("dst.worker", -1, "")
 	fs.Bool("dst.keepgoing", false, "")
+	fs.Bool("dst.shrink", true, "")
+	fs.String("dst.input", "", "")
+	crashTrace := fs.String("dst.crashtrace", "", "")
 	dir := fs.String("dst.dir", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -312,7 +317,21 @@ func fakeWorker(args []string) int {
 		fmt.Println("PASS")
 		return 0
 	case "TestCrash":
-		status(false)
+		if *crashTrace != "" {
+			// The re-run that records the crash's trace: two events on
+			// disk, then the same death.
+			f, err := os.Create(*crashTrace)
+			if err != nil {
+				return 3
+			}
+			w, _ := trace.NewWriter(f, &trace.Header{Package: "example.com/fake", Test: name, Detail: true})
+			var b trace.Buffer
+			b.StreamTo(w)
+			b.AddArg(trace.KindSpawn, 0, 0, 0, 1)
+			b.AddOp(trace.KindOp, 1, 1, 0, 5, 1, &trace.Location{Func: "fake.F", File: "/fake/f.go", Line: 7})
+		} else {
+			status(false)
+		}
 		fmt.Fprintln(os.Stderr, "fatal error: concurrent map writes")
 		return 2
 	}
@@ -372,7 +391,7 @@ func stubRecoverCrash(t *testing.T) *[][]string {
 	old := recoverCrash
 	recoverCrash = func(corpusDir string, worker int, failDir, test string, output []byte) (string, error) {
 		calls = append(calls, []string{corpusDir, fmt.Sprint(worker), failDir, test, string(output)})
-		return filepath.Join(failDir, test, "crash-1234.input"), nil
+		return filepath.Join(failDir, test, "crash-1234.input"), os.MkdirAll(filepath.Join(failDir, test), 0o755)
 	}
 	t.Cleanup(func() { recoverCrash = old })
 	return &calls
@@ -395,6 +414,7 @@ func TestHunterSeveralTests(t *testing.T) {
 		"TestBuggy: deadlock: all goroutines are blocked",
 		"TestCrash: crash: fatal error: concurrent map writes",
 		"-run '^TestCrash$' -dst.input=" + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.input") + " example.com/fake",
+		"its trace up to the crash: dstreplay " + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.trace") + "\n",
 		"(no progress reported: skipped, or no sched.Test)",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -422,6 +442,15 @@ func TestHunterSeveralTests(t *testing.T) {
 	}
 	if len(*calls) == 0 || len(*calls) > maxCrashes {
 		t.Fatalf("RecoverCrash called %d times, want 1 to %d", len(*calls), maxCrashes)
+	}
+	// The crash's trace, cut short where the process died.
+	if r, err := trace.OpenFile(filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.trace")); err != nil {
+		t.Errorf("the crash's trace: %v", err)
+	} else {
+		if r.Len() != 2 || r.Truncated == nil {
+			t.Errorf("the crash's trace: %d events, truncated: %v; want 2, cut short", r.Len(), r.Truncated)
+		}
+		r.Close()
 	}
 	crash := h.tests[2]
 	for _, c := range *calls {

@@ -1,0 +1,11 @@
+//go:build race
+
+package trace
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+func raceAcquire(p unsafe.Pointer) { runtime.RaceAcquire(p) }
+func raceRelease(p unsafe.Pointer) { runtime.RaceReleaseMerge(p) }
