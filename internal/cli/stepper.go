@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,7 @@ var stepperKeys = [][2]string{
 	{"/", "search: g3 (a goroutine), Lock or block (an operation), a file, any text"},
 	{". ,", "the next or previous match of the last search"},
 	{"F", "show only some goroutines' events (1,3; empty: all)"},
+	{"r", "the failure's report: every goroutine's state and stack"},
 	{"?", "this help"},
 	{"q ctrl+c", "quit"},
 }
@@ -97,12 +99,13 @@ type stepper struct {
 	status    string    // a one-line message for the person
 	statusBad bool
 	help      bool
+	report    int // the failure's report is shown from this line; -1: not shown
 
 	src map[string][]string // source files by path; nil entry: not on disk
 }
 
 func newStepper(c *replay.Cursor, path string) *stepper {
-	m := &stepper{c: c, path: path, w: 100, h: 40, src: map[string][]string{}}
+	m := &stepper{c: c, path: path, w: 100, h: 40, src: map[string][]string{}, report: -1}
 	if c.Len() > 0 {
 		m.move(c.Goto(0))
 	}
@@ -286,11 +289,28 @@ func (m *stepper) key(k string) tea.Cmd {
 		m.help = false
 		return nil
 	}
+	if m.report >= 0 && k != "q" && k != "ctrl+c" {
+		switch k { // the report scrolls; any other key closes it
+		case "j", "down", " ", "n":
+			m.report = min(m.report+1, max(len(m.reportLines())-1, 0))
+		case "k", "up", "p":
+			m.report = max(m.report-1, 0)
+		default:
+			m.report = -1
+		}
+		return nil
+	}
 	switch k {
 	case "q", "ctrl+c":
 		return tea.Quit
 	case "?":
 		m.help = true
+	case "r":
+		if len(m.reportLines()) == 0 {
+			m.say(false, "no failure report: %s", cmp.Or(outcomeName(m.c.Reader().Outcome), "the trace was cut short"))
+			return nil
+		}
+		m.report = 0
 	case "j", "down", "n", " ":
 		m.seek(1, "event", m.visible)
 	case "k", "up", "p":
@@ -379,6 +399,16 @@ func (m *stepper) View() string {
 	}
 	for _, l := range m.headerLines() {
 		add(l)
+	}
+	if m.report >= 0 {
+		rule("failure report (j/k scroll, any other key closes)")
+		for _, l := range m.reportLines()[m.report:] {
+			if len(lines) >= m.h-1 {
+				break
+			}
+			add(strings.ReplaceAll(l, "\t", "    "))
+		}
+		return strings.Join(lines, "\n")
 	}
 	if m.help {
 		rule("keys")
@@ -589,7 +619,26 @@ func (m *stepper) footer() string {
 	case m.status != "":
 		return m.status
 	}
-	return styleDim.Render("j/k step · J/K focused goroutine · g step · f failure · / search · F filter · ? help · q quit")
+	return styleDim.Render("j/k step · J/K focused goroutine · g step · f failure · r report · / search · F filter · ? help · q quit")
+}
+
+// reportLines is the failure's full report, by line; none for a pass or
+// a trace cut short.
+func (m *stepper) reportLines() []string {
+	o := m.c.Reader().Outcome
+	if o == nil || o.Report == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(o.Report, "\n"), "\n")
+}
+
+// outcomeName is how the run ended, in a word; "" when the trace does not
+// say.
+func outcomeName(o *trace.Outcome) string {
+	if o == nil {
+		return ""
+	}
+	return o.Kind
 }
 
 // outcomeText is the outcome as one message.

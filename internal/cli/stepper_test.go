@@ -267,6 +267,20 @@ func TestStepperScreen(t *testing.T) {
 	if !strings.Contains(src, "▶") || !strings.Contains(src, "Lock()") {
 		t.Errorf("the source around the event is missing:\n%s", view)
 	}
+	// r shows the failure's report, which scrolls; another key closes it.
+	press(m, "r")
+	rep := plain(m.View())
+	if !strings.Contains(rep, "── failure report") || !strings.Contains(rep, m.c.Reader().Outcome.Report[:20]) {
+		t.Fatalf("r shows no report:\n%s", rep)
+	}
+	press(m, "j")
+	if m.report != 1 || plain(m.View()) == rep {
+		t.Fatalf("j in the report: line %d", m.report)
+	}
+	press(m, "x")
+	if m.report != -1 {
+		t.Fatal("a key did not close the report")
+	}
 	press(m, "?")
 	if h := plain(m.View()); !strings.Contains(h, "── keys") || !strings.Contains(h, "jump to the failure") {
 		t.Fatalf("? shows no help:\n%s", h)
