@@ -83,17 +83,20 @@ func satAdd(a, b uint64) uint64 {
 }
 
 // Portfolio is the strategies fresh inputs are drawn from, in turn.
-// Random walk and POS come twice: measured on the examples, they find
-// bugs in fewer executions than PCT.
+// Mostly random walk: measured on the examples, the three find the dedup
+// store's bugs about as often, but on the agent's stuck approval one fresh
+// random walk in about 500 finds it, one POS run in 550 to 850 and one PCT
+// run (depths 1 to 3) in 1300 to 1900. POS and PCT keep a share for the
+// bugs they are made for.
 var Portfolio = []Input{
 	{Strategy: "random"},
-	{Strategy: "pos"},
-	{Strategy: "pct", Depth: 1},
+	{Strategy: "random"},
 	{Strategy: "random"},
 	{Strategy: "pos"},
+	{Strategy: "random"},
+	{Strategy: "random"},
+	{Strategy: "random"},
 	{Strategy: "pct", Depth: 2},
-	{Strategy: "random"},
-	{Strategy: "pct", Depth: 3},
 }
 
 // Config shapes a Loop.
@@ -115,7 +118,8 @@ type Config struct {
 // Loop is a coverage-guided search over schedules: it keeps a corpus of
 // inputs that reached some coverage feature most cheaply, runs mutations of
 // them and fresh inputs from the Portfolio, and adds any input that reaches
-// a feature first, or more cheaply.
+// a feature first, or more cheaply. An input that reaches a feature no input
+// reached before is mutated next, before any other, once.
 type Loop struct {
 	cfg    Config
 	target Target
@@ -128,6 +132,9 @@ type Loop struct {
 	best  []*entry
 	nfeat int
 	known map[string]bool // input files already loaded or written
+	// pending is the corpus entries that reached a feature first and have
+	// not been mutated yet; the newest is mutated next.
+	pending []*entry
 
 	fresh    int // fresh inputs made, for the portfolio's turn
 	maxSteps int // the most steps a run took
@@ -195,6 +202,11 @@ func (l *Loop) Stats() Stats {
 
 // Next returns the next input to run: a mutation of a corpus input, or a
 // fresh one from the portfolio.
+//
+// The corpus input mutated is the newest one that reached a feature first
+// and has not been mutated yet, else one chosen uniformly. A mutation
+// resamples it (Resample): the strategy's decisions are drawn afresh, and
+// half the time also whatever the run drew after a random point.
 func (l *Loop) Next() Input {
 	seed := l.rng.Uint64()
 	if len(l.corpus) < 2 || l.rng.Float64() < l.cfg.Fresh {
@@ -211,15 +223,23 @@ func (l *Loop) Next() Input {
 		in.Seed = seed
 		return in
 	}
-	parent := l.corpus[l.rng.IntN(len(l.corpus))]
-	var other *entropy.Recording
-	if len(l.corpus) > 1 {
-		other = l.corpus[l.rng.IntN(len(l.corpus))].in.Rec
-	}
-	in := parent.in
-	in.Rec, _ = Mutate(l.rng, parent.in.Rec, other)
+	in := l.parent().in
+	in.Rec = Resample(l.rng, in.Rec, engine.StrategyUID)
 	in.Seed = seed
 	return in
+}
+
+// parent returns the corpus entry to mutate: the newest pending one still in
+// the corpus, else one chosen uniformly.
+func (l *Loop) parent() *entry {
+	for len(l.pending) > 0 {
+		e := l.pending[len(l.pending)-1]
+		l.pending = l.pending[:len(l.pending)-1]
+		if e.holds > 0 {
+			return e
+		}
+	}
+	return l.corpus[l.rng.IntN(len(l.corpus))]
 }
 
 // Run runs in and learns from it: it returns the outcome and whether the
@@ -260,10 +280,12 @@ func (l *Loop) Step() (Input, Outcome, bool, error) {
 
 // learn adds the run of in to the corpus if it reached a feature first or
 // more cheaply than the entry holding it, and drops entries left holding
-// nothing (passive minimization).
+// nothing (passive minimization). An entry that reached a feature first is
+// also pending: it is mutated next.
 func (l *Loop) learn(in Input, out Outcome) (*entry, bool) {
 	c := cost{values: out.Rec.Len(), steps: out.Size.Steps}
 	var e *entry
+	first := false
 	for i := 0; i < len(l.cover); i++ {
 		if i&7 == 0 && binary.LittleEndian.Uint64(l.cover[i:]) == 0 {
 			i += 7 // most of the map is untouched: skip it a word at a time
@@ -283,6 +305,7 @@ func (l *Loop) learn(in Input, out Outcome) (*entry, bool) {
 		}
 		if old == nil {
 			l.nfeat++
+			first = true
 		} else if old.holds--; old.holds == 0 {
 			l.drop(old)
 		}
@@ -293,6 +316,9 @@ func (l *Loop) learn(in Input, out Outcome) (*entry, bool) {
 		return nil, false
 	}
 	l.corpus = append(l.corpus, e)
+	if first {
+		l.pending = append(l.pending, e)
+	}
 	return e, true
 }
 

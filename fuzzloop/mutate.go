@@ -85,6 +85,53 @@ func Mutate(r Rand, rec, other *entropy.Recording) (*entropy.Recording, []string
 	return out, names
 }
 
+// Resample returns a copy of rec with the values that strategy reports as a
+// scheduling strategy's decisions taken out, so that a replay draws them
+// afresh from its seed: the same run, interleaved anew. Half the time, and
+// always when rec holds no such value, it also keeps only the values drawn
+// before a random point (in request order), so that the rest of the run is
+// drawn afresh too. rec is not modified; a nil rec is taken as empty.
+//
+// A random walk's decision is an index into the goroutines runnable at that
+// point: once anything before it changes, a recorded decision picks some
+// other goroutine, and the interleaving after the change is neither the
+// recorded one nor a random one. Resampling keeps the part of a run that
+// still means what it meant (the test's own draws, its faults) and draws the
+// rest from the distribution the test and the strategy define.
+func Resample(r Rand, rec *entropy.Recording, strategy func(entropy.UID) bool) *entropy.Recording {
+	out := &entropy.Recording{}
+	if rec == nil {
+		return out
+	}
+	dropped := false
+	out.Values = make([]entropy.Value, 0, len(rec.Values))
+	for _, v := range rec.Values {
+		if strategy(v.UID) {
+			dropped = true
+			continue
+		}
+		out.Values = append(out.Values, v)
+	}
+	out.Data = append([]byte(nil), rec.Data...)
+	if !dropped || r.IntN(2) == 0 {
+		// Cut at a random point of the whole recording, not of what is
+		// left: that is where the run diverges.
+		cut := 0
+		if len(rec.Values) > 0 {
+			cut = r.IntN(len(rec.Values))
+		}
+		keep := 0
+		for _, v := range rec.Values[:cut] {
+			if !strategy(v.UID) {
+				keep++
+			}
+		}
+		out.Values = out.Values[:keep]
+		out.Data = out.Data[:mutDataLen(out)]
+	}
+	return out
+}
+
 // mutValue replaces one value of a uid (picked with mutPickUID) with mutRandV.
 func mutValue(r Rand, rec, _ *entropy.Recording) bool {
 	i, ok := mutPickValue(r, rec)

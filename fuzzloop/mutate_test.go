@@ -572,3 +572,45 @@ func TestMutatePickUIDBias(t *testing.T) {
 		}
 	}
 }
+
+// Resample takes out the strategy's values (here A's) and keeps every other
+// value, or, on a cut, those drawn before the cut; Data follows the bytes
+// values kept.
+func TestResample(t *testing.T) {
+	isA := func(u entropy.UID) bool { return u == mtA }
+	cases := []struct {
+		name  string
+		ints  []int // the script: keep everything (1) or cut (0), then where
+		want  []entropy.Value
+		data  string
+		strat func(entropy.UID) bool
+	}{
+		{"keep", []int{1}, []entropy.Value{mtV(mtB, 20), mtV(mtY, 2), mtV(mtC, 30), mtV(mtB, 21)}, "xy", isA},
+		// The cut is an index of the whole recording: before index 4
+		// (A12), it keeps B20 and Y2.
+		{"cut", []int{0, 4}, []entropy.Value{mtV(mtB, 20), mtV(mtY, 2)}, "xy", isA},
+		{"cut before the bytes", []int{0, 3}, []entropy.Value{mtV(mtB, 20)}, "", isA},
+		{"cut at the start", []int{0, 0}, nil, "", isA},
+		// Nothing is the strategy's: it always cuts, else it would replay
+		// the same run.
+		{"no strategy values", []int{6}, mutBase().Values[:6], "xy", func(entropy.UID) bool { return false }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := mutBase()
+			before := in.Clone()
+			s := &mutScript{t: t, ints: tc.ints}
+			got := Resample(s, in, tc.strat)
+			s.done()
+			if !slices.Equal(got.Values, tc.want) || string(got.Data) != tc.data {
+				t.Errorf("got %v %q, want %v %q", got.Values, got.Data, tc.want, tc.data)
+			}
+			if !slices.Equal(in.Values, before.Values) || !bytes.Equal(in.Data, before.Data) {
+				t.Error("Resample modified its input")
+			}
+		})
+	}
+	if got := Resample(rand.New(rand.NewPCG(1, 2)), nil, isA); got == nil || len(got.Values) != 0 {
+		t.Errorf("Resample(nil) = %v, want an empty recording", got)
+	}
+}
