@@ -22,7 +22,7 @@ func (g *G) Go(f func()) {
 	if r.cfg.Detail {
 		c.spawnAt = callerLoc()
 	}
-	go r.start(c, f)
+	r.spawn(c, f)
 	g.Point(OpGo, nil)
 }
 

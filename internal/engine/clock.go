@@ -139,7 +139,7 @@ func (t *Timer) Go(f func()) {
 	c := r.newG(nil)
 	c.spawnAt = t.spawnAt
 	sync := unsafe.Pointer(&t.sync)
-	go r.start(c, func() {
+	r.spawn(c, func() {
 		RaceAcquire(sync)
 		f()
 	})

@@ -11,7 +11,11 @@ import (
 //
 //go:norace
 func (r *Run) wait() *G {
-	<-r.done
+	if coroutines {
+		r.awaitHome()
+	} else {
+		<-r.done
+	}
 	return r.stuck
 }
 

@@ -106,6 +106,10 @@ type G struct {
 	spawnAt *Location // detail mode: where sched.Go was called
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
+
+	// Coroutine handoff (coro.go): its own coroutine, and the one it is
+	// parked in while it is not running.
+	own, slot *coro
 }
 
 // Run is one execution of a body under the scheduler.
@@ -175,6 +179,12 @@ type Run struct {
 
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
+
+	// Coroutine handoff (coro.go).
+	home    *G            // the plain goroutine that starts the run and unwinds it
+	tearing chan struct{} // closed when home starts unwinding parked goroutines
+	exiting *G            // a goroutine leaving with Goexit, waiting for its stand-in
+	extra   atomic.Int32  // goroutines started for the run besides managed ones
 }
 
 // Execute runs body as goroutine 1 of a new run and returns when the run has
@@ -203,10 +213,18 @@ func Execute(cfg Config, body func()) *Outcome {
 	r.root = r.newG(nil)
 	r.cur = r.root
 	addActive(r)
-	go r.start(r.root, body)
-	semrelease(&r.root.sema, false, 0)
+	if coroutines {
+		r.spawnCoro(r.root, body)
+		r.launch()
+	} else {
+		go r.start(r.root, body)
+		semrelease(&r.root.sema, false, 0)
+	}
 
-	if stuck := r.wait(); stuck != nil {
+	if stuck := r.wait(); stuck != nil && coroutines {
+		// The home goroutine unwinds the rest if the turn ever comes back.
+		r.closed.Store(true)
+	} else if stuck != nil {
 		// The goroutine that stopped reaching scheduling points may resume
 		// at any moment and touch the run's state: the rest is torn down
 		// only once it has left (at its next scheduling point, which sees
@@ -219,7 +237,9 @@ func Execute(cfg Config, body func()) *Outcome {
 			removeActive(r)
 		}()
 	} else {
-		r.teardown()
+		if !coroutines {
+			r.teardown()
+		}
 		RaceAcquire(unsafe.Pointer(&r.exitSync))
 		if r.failure == nil {
 			r.failure = r.external.Load()
@@ -227,7 +247,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		r.closed.Store(true)
 		removeActive(r)
 	}
-	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs)) {
+	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
 		r.failure = r.findEscapes()
 	}
 	return &Outcome{
@@ -273,8 +293,17 @@ func (r *Run) start(g *G, f func()) {
 			stack = debug.Stack()
 		}
 		r.exitG(g, p, stack, returned)
+		if coroutines && !returned {
+			// A Goexit, or a panic: recovering one raised during a Goexit
+			// resumes the Goexit.
+			r.leave(g)
+		}
 	}()
-	r.park(g)
+	if !coroutines {
+		r.park(g)
+	} else if g.tear != tearNone {
+		runtime.Goexit() // torn down before its first turn
+	}
 	f()
 	returned = true
 }
@@ -283,6 +312,13 @@ func (r *Run) start(g *G, f func()) {
 //
 //go:norace
 func (r *Run) park(g *G) {
+	if coroutines {
+		r.resume(g)
+		if g.tear != tearNone {
+			runtime.Goexit()
+		}
+		return
+	}
 	for {
 		semacquire(&g.sema)
 		switch g.tear {
@@ -305,7 +341,9 @@ func (r *Run) switchTo(from, to *G) {
 	}
 	r.cur = to
 	r.switches++
-	semrelease(&to.sema, false, 1)
+	if !coroutines {
+		semrelease(&to.sema, false, 1)
+	}
 	r.park(from)
 }
 
@@ -549,6 +587,10 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		// run, so the race detector does not report them against each other.
 		RaceReleaseMerge(unsafe.Pointer(&r.endSync))
 		g.state = gExited
+		if coroutines {
+			r.cur = r.home
+			return
+		}
 		r.ack <- g
 		return
 	}
@@ -556,6 +598,10 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		// The running goroutine of an abandoned run has left: the harness
 		// may tear down the others.
 		g.state = gExited
+		if coroutines {
+			r.cur = r.home
+			return
+		}
 		r.goneOnce.Do(func() { close(r.gone) })
 		return
 	}
@@ -607,7 +653,9 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	}
 	r.cur = next
 	r.switches++
-	semrelease(&next.sema, false, 1)
+	if !coroutines {
+		semrelease(&next.sema, false, 1)
+	}
 }
 
 // Repanic carries a panic that a shim recovered and raises again, with the
@@ -624,7 +672,10 @@ func (p *Repanic) Error() string { return fmt.Sprint(p.Value) }
 //go:norace
 func (r *Run) finish(f *Failure) {
 	if !r.ended.CompareAndSwap(false, true) {
-		return // the watchdog ended it
+		if coroutines {
+			r.cur = r.home // the watchdog ended it: home unwinds the rest
+		}
+		return
 	}
 	if r.pending != nil {
 		f = r.pending
@@ -639,6 +690,10 @@ func (r *Run) finish(f *Failure) {
 	// What teardown does (deferred calls of goroutines that would never
 	// run again in Go) is not part of the run: the trace ends here.
 	r.tr = nil
+	if coroutines {
+		r.cur = r.home // it closes done once the parked goroutines are unwound
+		return
+	}
 	close(r.done)
 }
 
