@@ -265,26 +265,48 @@ func TestTWithoutEnclosingTest(t *testing.T) {
 // The goroutine the watchdog gave up on may resume later and call into the
 // scheduler again: it leaves at its next scheduling point, and only then are
 // the run's other goroutines unwound, so nothing is left behind.
+// The same when it returns without reaching a scheduling point, when it
+// calls t.FailNow, and when it is the test body itself.
 func TestWatchdogCleanupAfterResume(t *testing.T) {
-	before := goleak.IgnoreCurrent()
-	release := make(chan struct{})
-	res, _ := sched.Run(sched.Options{Seed: 1, Watchdog: 100 * time.Millisecond}, func(t *sched.T) {
-		var mu sched.Mutex
-		var wg sched.WaitGroup
-		wg.Go(func() {
-			<-release // blocks outside the scheduler
-			mu.Lock()
-			mu.Unlock()
+	for _, c := range []struct {
+		name  string
+		after func(t *sched.T, mu *sched.Mutex)
+		root  bool
+	}{
+		{"lock", func(t *sched.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, false},
+		{"return", func(t *sched.T, mu *sched.Mutex) {}, false},
+		{"fatal", func(t *sched.T, mu *sched.Mutex) { t.Fatal("late") }, false},
+		{"body", func(t *sched.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, true},
+	} {
+		t.Run(c.name, func(tt *testing.T) {
+			before := goleak.IgnoreCurrent()
+			release := make(chan struct{})
+			res, _ := sched.Run(sched.Options{Seed: 1, Watchdog: 100 * time.Millisecond}, func(t *sched.T) {
+				var mu sched.Mutex
+				var wg sched.WaitGroup
+				mu.Lock()
+				wg.Go(func() {
+					mu.Lock() // blocked when the other one blocks outside
+					mu.Unlock()
+				})
+				sched.Yield()
+				mu.Unlock()
+				if c.root {
+					<-release // blocks outside the scheduler
+					c.after(t, &mu)
+					return
+				}
+				wg.Go(func() {
+					<-release // blocks outside the scheduler
+					c.after(t, &mu)
+				})
+				wg.Wait()
+			})
+			if res.Failure == nil || res.Failure.Kind != sched.Watchdog {
+				tt.Fatalf("want the watchdog, got %v", res.Failure)
+			}
+			close(release)
+			goleak.VerifyNone(tt, before)
 		})
-		wg.Go(func() {
-			mu.Lock()
-			mu.Unlock()
-		})
-		wg.Wait()
-	})
-	if res.Failure == nil || res.Failure.Kind != sched.Watchdog {
-		t.Fatalf("want the watchdog, got %v", res.Failure)
 	}
-	close(release)
-	goleak.VerifyNone(t, before)
 }

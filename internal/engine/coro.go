@@ -2,7 +2,7 @@ package engine
 
 import (
 	"iter"
-	"time"
+	"runtime"
 )
 
 // Without the race detector, managed goroutines are coroutines and the
@@ -22,18 +22,28 @@ import (
 // which parks the caller there in T's place. iter.Pull checks that next and
 // yield alternate on each object; coro.inNext tracks which one is due.
 //
-// The one thing iter.Pull does not let go of is a goroutine's end. When a
-// managed goroutine returns, the runtime resumes whichever goroutine sits in
-// its own object, which then passes the turn on to the run's current
-// goroutine (resume loops until it is the current one itself). When it ends
-// with runtime.Goexit (t.FailNow, a teardown), iter.Pull would raise the
-// Goexit again in the goroutine it resumes if that one called next. So such
-// a goroutine first puts a short-lived stand-in goroutine in its place
-// (leave), and the stand-in takes the Goexit.
+// The goroutine that calls Execute is the run's home: it gives the root its
+// first turn, and gets the turn back when the run has ended, to unwind the
+// goroutines left parked (one at a time, with runtime.Goexit, so that their
+// deferred calls run). The run costs no goroutine wakeup through the Go
+// scheduler from start to end.
 //
-// A plain goroutine, the run's home, starts the root and gets the turn back
-// when the run ends: it unwinds the goroutines left parked, one at a time,
-// and then tells Execute the run is over.
+// Ends. When a managed goroutine returns, the runtime resumes whichever
+// goroutine sits in its own object, which passes the turn on to the run's
+// current goroutine (resume loops until it is the current one itself). When
+// it ends with runtime.Goexit (t.FailNow, an unwinding), iter.Pull would
+// raise the Goexit again in the goroutine it resumes if that one called
+// next. So such a goroutine first puts a short-lived stand-in goroutine in
+// its place (leave), and the stand-in takes the Goexit.
+//
+// The watchdog. A goroutine that blocks outside the scheduler holds the turn
+// and nothing else can run. The watchdog then rescues the home: a stand-in
+// goroutine switches through the home's slot, which resumes the home (it
+// returns from Execute with the failure) and leaves the stand-in as the
+// run's new home, which unwinds the rest if the turn ever comes back. The
+// world must not hand the turn home while the stand-in is switching: once
+// the watchdog has claimed the run (Run.ended) or the unwinding (Run.gate),
+// the goroutines that would hand it home wait for Run.rescued first.
 const coroutines = !RaceEnabled
 
 // coro is one managed goroutine's coroutine, used as a one-place exchanger.
@@ -56,10 +66,15 @@ func (c *coro) switchThrough() {
 	c.next()
 }
 
-// spawnCoro makes g a coroutine that runs f on its first turn.
+// spawn makes g, just created by newG, a goroutine that runs f on its first
+// turn.
 //
 //go:norace
-func (r *Run) spawnCoro(g *G, f func()) {
+func (r *Run) spawn(g *G, f func()) {
+	if !coroutines {
+		go r.start(g, f)
+		return
+	}
 	c := &coro{}
 	g.own, g.slot = c, c
 	c.next, _ = iter.Pull(func(yield func(struct{}) bool) {
@@ -69,12 +84,17 @@ func (r *Run) spawnCoro(g *G, f func()) {
 }
 
 // resume parks from, which is running, until it is the run's current
-// goroutine again, handing the turn to the current one.
+// goroutine again, handing the turn to the current one. It reports whether
+// from is the home and the watchdog rescued it instead.
 //
 //go:norace
-func (r *Run) resume(from *G) {
+func (r *Run) resume(from *G) bool { return r.resumeVia(from, r.cur.slot) }
+
+// resumeVia is resume with the first switch through c.
+//
+//go:norace
+func (r *Run) resumeVia(from *G, c *coro) bool {
 	for {
-		c := r.cur.slot
 		from.slot = c
 		c.switchThrough()
 		if e := r.exiting; e != nil {
@@ -82,17 +102,23 @@ func (r *Run) resume(from *G) {
 			r.exiting = nil
 			semrelease(&e.sema, false, 0)
 		}
-		if r.cur == from {
-			return
+		if from == r.home && r.rescuing.Load() && !r.rescueSeen {
+			r.rescueSeen = true
+			close(r.rescued)
+			return true
 		}
+		if r.cur == from {
+			return false
+		}
+		c = r.cur.slot
 	}
 }
 
-// leave ends the calling goroutine g, whose Goexit is under way, without
-// letting iter.Pull raise that Goexit in another managed goroutine: a
-// stand-in parks in g's coroutine (resuming the goroutine that sat there,
-// which passes the turn on and lets g go), and g's end resumes the stand-in,
-// which exits too.
+// leave ends the calling goroutine g, whose Goexit is under way (or whose
+// panic was recovered, which may resume one), without letting iter.Pull
+// raise a Goexit in another managed goroutine: a stand-in parks in g's
+// coroutine (resuming the goroutine that sat there, which passes the turn
+// on and lets g go), and g's end resumes the stand-in, which exits too.
 //
 //go:norace
 func (r *Run) leave(g *G) {
@@ -105,90 +131,86 @@ func (r *Run) leave(g *G) {
 //go:norace
 func (g *G) stand() { g.own.switchThrough() }
 
-// launch starts the run's home goroutine, which gives the root its first
-// turn.
+// homeRun is Execute's part in a run: it gives the root its first turn and,
+// when the turn comes back, unwinds what the run left parked. It reports
+// whether the watchdog rescued it before the end.
 //
 //go:norace
-func (r *Run) launch() {
+func (r *Run) homeRun() (rescued bool) {
 	r.home = &G{run: r}
-	r.tearing = make(chan struct{})
-	r.extra.Add(1)
-	go r.homeLoop()
+	r.rescued = make(chan struct{})
+	r.progress++ // the watchdog measures from here
+	if r.resume(r.home) {
+		return true
+	}
+	return r.unwind()
 }
 
-// homeLoop is the home goroutine: it starts the run, and gets the turn back
-// when the run has ended (finish, or the goroutine the watchdog gave up on
-// leaving), to unwind the goroutines left parked.
+// unwind ends every goroutine the run left parked, in order, each with
+// runtime.Goexit so that its deferred calls run. It reports whether the
+// watchdog rescued the home because a deferred call blocked outside the
+// scheduler.
 //
 //go:norace
-func (r *Run) homeLoop() {
+func (r *Run) unwind() (rescued bool) {
 	h := r.home
-	r.resume(h)
-	abandoned := r.abandoned.Load()
-	var gs []*G
-	for _, g := range r.gs {
-		if g.state != gExited {
-			gs = append(gs, g)
+	for ; r.unwound < len(r.gs); r.unwound++ {
+		g := r.gs[r.unwound]
+		if g.state == gExited || g.tear != tearNone {
+			continue
 		}
-	}
-	if len(gs) > 0 && !abandoned {
-		r.ack = make(chan *G, len(gs))
-		close(r.tearing)
-	}
-	for _, g := range gs {
+		if !r.unwinding.Load() {
+			r.unwinding.Store(true)
+		}
 		g.tear = tearExit
 		r.cur = g // its deferred calls run as a managed goroutine of the run
-		r.resume(h)
-		if !abandoned {
-			r.ack <- g
+		r.progress++
+		r.gate.Store(gateOpen)
+		if r.resume(h) {
+			return true
 		}
 	}
 	r.cur = nil
-	if abandoned {
-		removeActive(r)
-		return
-	}
-	close(r.done)
+	return false
 }
 
-// awaitHome waits for the home goroutine to finish unwinding the run's
-// parked goroutines. A deferred call that blocks outside the scheduler
-// stops it: after the watchdog period (10s without one) with no goroutine
-// done, the rest is left behind.
+// The unwinding's gate: the goroutine being unwound closes it to hand the
+// turn home, the watchdog to rescue the home.
+const (
+	gateOpen int32 = iota
+	gateWorld
+	gateWatchdog
+)
+
+// handHome makes the home the current goroutine, once the calling
+// goroutine, which has ended, may switch to it: not while the watchdog's
+// stand-in takes the home's place.
 //
 //go:norace
-func (r *Run) awaitHome() {
-	select {
-	case <-r.done:
-		return
-	case <-r.tearing:
-	}
-	timeout := r.cfg.Watchdog
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		select {
-		case <-r.done:
-			return
-		case <-r.ack:
-			t.Reset(timeout)
-		case <-t.C:
-			return
+func (r *Run) handHome(unwinding bool) {
+	if unwinding && !r.gate.CompareAndSwap(gateOpen, gateWorld) || !unwinding && r.ended.Load() == endedByWatchdog {
+		for !r.rescuing.Load() {
+			runtime.Gosched()
 		}
+		<-r.rescued
 	}
+	r.cur = r.home
 }
 
-// spawn makes g, just created by newG, a goroutine that runs f on its first
-// turn.
+// rescue gives the home, parked while a goroutine of its run blocks outside
+// the scheduler, back to Execute, and becomes the run's home in its place.
 //
 //go:norace
-func (r *Run) spawn(g *G, f func()) {
-	if coroutines {
-		r.spawnCoro(g, f)
-		return
-	}
-	go r.start(g, f)
+func (r *Run) rescue() {
+	r.extra.Add(1)
+	r.rescuing.Store(true)
+	go func() {
+		h := r.home
+		if r.resumeVia(h, h.slot) {
+			panic("sched: internal error: a rescue rescued")
+		}
+		// The turn came home: the goroutine that blocked has left.
+		r.unwind()
+		removeActive(r)
+	}()
 }

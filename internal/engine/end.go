@@ -11,11 +11,7 @@ import (
 //
 //go:norace
 func (r *Run) wait() *G {
-	if coroutines {
-		r.awaitHome()
-	} else {
-		<-r.done
-	}
+	<-r.done
 	return r.stuck
 }
 
@@ -24,10 +20,20 @@ func (r *Run) wait() *G {
 //
 //go:norace
 func (r *Run) fireWatchdog() {
-	if !r.ended.CompareAndSwap(false, true) {
+	if coroutines && r.unwinding.Load() {
+		// A deferred call blocks the unwinding: Execute returns, and the
+		// rest is unwound if it ever returns.
+		if r.gate.CompareAndSwap(gateOpen, gateWatchdog) {
+			r.rescue()
+		}
+		return
+	}
+	if !r.ended.CompareAndSwap(0, endedByWatchdog) {
 		return // the run ended meanwhile
 	}
-	r.gone = make(chan struct{}) // before abandoned: the goroutine that leaves closes it
+	if !coroutines {
+		r.gone = make(chan struct{}) // before abandoned: the goroutine that leaves closes it
+	}
 	r.abandoned.Store(true)
 	r.tr = nil // the trace ends here
 	g := r.cur
@@ -42,6 +48,10 @@ func (r *Run) fireWatchdog() {
 			g.ID, r.cfg.Watchdog),
 		Stack:      goroutineStack(g.goid),
 		Goroutines: r.snapshot(),
+	}
+	if coroutines {
+		r.rescue()
+		return
 	}
 	close(r.done)
 }

@@ -135,9 +135,9 @@ type Run struct {
 	faults   []FaultEvent
 	faultOff bool
 
-	ended     atomic.Bool // finish or the watchdog claimed the end
-	abandoned atomic.Bool // the watchdog gave up on the running goroutine
-	closed    atomic.Bool // the run is over; its objects may be rebound
+	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
+	abandoned atomic.Bool  // the watchdog gave up on the running goroutine
+	closed    atomic.Bool  // the run is over; its objects may be rebound
 	external  atomic.Pointer[Failure]
 	done      chan struct{}
 	ack       chan *G // teardown: each goroutine says it is done
@@ -181,11 +181,22 @@ type Run struct {
 	exitSync, endSync uint64
 
 	// Coroutine handoff (coro.go).
-	home    *G            // the plain goroutine that starts the run and unwinds it
-	tearing chan struct{} // closed when home starts unwinding parked goroutines
-	exiting *G            // a goroutine leaving with Goexit, waiting for its stand-in
-	extra   atomic.Int32  // goroutines started for the run besides managed ones
+	home       *G            // Execute's goroutine, or the watchdog's stand-in for it
+	exiting    *G            // a goroutine leaving with Goexit, waiting for its stand-in
+	extra      atomic.Int32  // goroutines started for the run besides managed ones
+	unwound    int           // r.gs before this index are unwound
+	unwinding  atomic.Bool   // the home is unwinding parked goroutines
+	gate       atomic.Int32  // who hands the turn home during the unwinding
+	rescuing   atomic.Bool   // the watchdog's stand-in is taking the home's place
+	rescueSeen bool          // the home saw it
+	rescued    chan struct{} // closed once the stand-in has the home's place
 }
+
+// Who claimed the end of a run (Run.ended).
+const (
+	endedByRun int32 = iota + 1
+	endedByWatchdog
+)
 
 // Execute runs body as goroutine 1 of a new run and returns when the run has
 // ended and every goroutine it left behind has been torn down.
@@ -214,38 +225,21 @@ func Execute(cfg Config, body func()) *Outcome {
 	r.cur = r.root
 	addActive(r)
 	if coroutines {
-		r.spawnCoro(r.root, body)
-		r.launch()
-	} else {
-		go r.start(r.root, body)
-		semrelease(&r.root.sema, false, 0)
-	}
-
-	if stuck := r.wait(); stuck != nil && coroutines {
-		// The home goroutine unwinds the rest if the turn ever comes back.
-		r.closed.Store(true)
-	} else if stuck != nil {
-		// The goroutine that stopped reaching scheduling points may resume
-		// at any moment and touch the run's state: the rest is torn down
-		// only once it has left (at its next scheduling point, which sees
-		// the run abandoned). Until then the run stays findable, so that
-		// goroutine is still recognized as managed.
-		r.closed.Store(true)
-		go func() {
-			<-r.gone
-			r.teardown()
-			removeActive(r)
-		}()
-	} else {
-		if !coroutines {
-			r.teardown()
-		}
-		RaceAcquire(unsafe.Pointer(&r.exitSync))
+		r.spawn(r.root, body)
+		rescued := r.homeRun()
 		if r.failure == nil {
 			r.failure = r.external.Load()
 		}
 		r.closed.Store(true)
-		removeActive(r)
+		if !rescued {
+			removeActive(r)
+		}
+		// Otherwise the watchdog's stand-in unwinds the rest, and removes
+		// the run, if the goroutine that blocked ever returns.
+	} else {
+		go r.start(r.root, body)
+		semrelease(&r.root.sema, false, 0)
+		r.awaitEnd()
 	}
 	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
 		r.failure = r.findEscapes()
@@ -260,6 +254,32 @@ func Execute(cfg Config, body func()) *Outcome {
 		Faults:      r.faults,
 		Transcript:  r.transcript,
 	}
+}
+
+// awaitEnd waits for a run whose goroutines hand over through semaphores
+// to end, and tears it down.
+func (r *Run) awaitEnd() {
+	if stuck := r.wait(); stuck != nil {
+		// The goroutine that stopped reaching scheduling points may resume
+		// at any moment and touch the run's state: the rest is torn down
+		// only once it has left (at its next scheduling point, which sees
+		// the run abandoned). Until then the run stays findable, so that
+		// goroutine is still recognized as managed.
+		r.closed.Store(true)
+		go func() {
+			<-r.gone
+			r.teardown()
+			removeActive(r)
+		}()
+		return
+	}
+	r.teardown()
+	RaceAcquire(unsafe.Pointer(&r.exitSync))
+	if r.failure == nil {
+		r.failure = r.external.Load()
+	}
+	r.closed.Store(true)
+	removeActive(r)
 }
 
 // DefaultMaxSteps is the livelock bound when Config.MaxSteps is 0.
@@ -588,7 +608,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		RaceReleaseMerge(unsafe.Pointer(&r.endSync))
 		g.state = gExited
 		if coroutines {
-			r.cur = r.home
+			r.handHome(true)
 			return
 		}
 		r.ack <- g
@@ -599,7 +619,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		// may tear down the others.
 		g.state = gExited
 		if coroutines {
-			r.cur = r.home
+			r.handHome(false)
 			return
 		}
 		r.goneOnce.Do(func() { close(r.gone) })
@@ -671,9 +691,9 @@ func (p *Repanic) Error() string { return fmt.Sprint(p.Value) }
 //
 //go:norace
 func (r *Run) finish(f *Failure) {
-	if !r.ended.CompareAndSwap(false, true) {
+	if !r.ended.CompareAndSwap(0, endedByRun) {
 		if coroutines {
-			r.cur = r.home // the watchdog ended it: home unwinds the rest
+			r.handHome(false) // the watchdog ended it: the home unwinds the rest
 		}
 		return
 	}
@@ -691,7 +711,7 @@ func (r *Run) finish(f *Failure) {
 	// run again in Go) is not part of the run: the trace ends here.
 	r.tr = nil
 	if coroutines {
-		r.cur = r.home // it closes done once the parked goroutines are unwound
+		r.cur = r.home // it unwinds the parked goroutines
 		return
 	}
 	close(r.done)

@@ -65,7 +65,7 @@ func watchLoop() {
 //
 //go:norace
 func (r *Run) checkProgress(now time.Time) {
-	if r.cfg.Watchdog <= 0 {
+	if r.cfg.Watchdog <= 0 || coroutines && r.rescuing.Load() {
 		return
 	}
 	if p := r.progress; p != r.wdProgress || r.wdSince.IsZero() {
