@@ -56,9 +56,10 @@
 //
 // # Races
 //
-// The scheduler passes control between goroutines through runtime
-// semaphores, which create no happens-before edge for the race detector, so
-// one Source is used by goroutines the detector sees as unsynchronized.
+// Under -race the scheduler passes control between goroutines through
+// runtime semaphores, which create no happens-before edge for the race
+// detector, so one Source is used by goroutines the detector sees as
+// unsynchronized.
 // Functions touching Source state are therefore //go:norace and use only
 // slices and plain fields.
 package entropy

@@ -120,4 +120,14 @@
 // outside its shims; a test that depends on them may not reproduce. When a
 // failing schedule fails differently on re-execution, the report says so.
 // Package-level state persists from one schedule to the next.
+//
+// # How goroutines take turns
+//
+// Without -race, managed goroutines are coroutines: the goroutine that
+// calls Run (or Test) runs the schedule, and a switch between two managed
+// goroutines is a runtime coroutine switch, a few tens of nanoseconds. Such
+// a goroutine must not call runtime.LockOSThread: the runtime stops the
+// program at the next switch. Under -race they hand over through runtime
+// semaphores instead, which the race detector does not take for
+// synchronization. Both make the same decisions from the same entropy.
 package sched
