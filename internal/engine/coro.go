@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"iter"
-	"runtime"
-)
+import "iter"
 
 // Without the race detector, managed goroutines are coroutines and the
 // handoff between two of them is one runtime coroutine switch: about 50 ns,
@@ -40,10 +37,9 @@ import (
 // and nothing else can run. The watchdog then rescues the home: a stand-in
 // goroutine switches through the home's slot, which resumes the home (it
 // returns from Execute with the failure) and leaves the stand-in as the
-// run's new home, which unwinds the rest if the turn ever comes back. The
-// world must not hand the turn home while the stand-in is switching: once
-// the watchdog has claimed the run (Run.ended) or the unwinding (Run.gate),
-// the goroutines that would hand it home wait for Run.rescued first.
+// run's new home, which unwinds the rest if the turn ever comes back. Only
+// one goroutine may switch through the home's slot, and only once the home
+// is parked there: Run.homeState says which (see the home states).
 const coroutines = !RaceEnabled
 
 // coro is one managed goroutine's coroutine, used as a one-place exchanger.
@@ -79,38 +75,84 @@ func (r *Run) spawn(g *G, f func()) {
 	g.own, g.slot = c, c
 	c.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 		c.yield = yield
+		r.switched()
 		r.start(g, f)
 	})
 }
+
+// The home states. The home marks itself running when it resumes; the
+// goroutine its switch resumes marks it parked (Run.homeSwitching tells that
+// goroutine it was the home's switch). The world hands the turn home, and
+// the watchdog's stand-in rescues it, only from parked, each claiming the
+// state first; a world that finds the rescue under way waits for it.
+const (
+	homeRunning int32 = iota
+	homeParked
+	homeWorld  // a goroutine of the run is handing the turn home
+	homeRescue // the watchdog's stand-in is taking the home's place
+)
 
 // resume parks from, which is running, until it is the run's current
 // goroutine again, handing the turn to the current one. It reports whether
 // from is the home and the watchdog rescued it instead.
 //
 //go:norace
-func (r *Run) resume(from *G) bool { return r.resumeVia(from, r.cur.slot) }
-
-// resumeVia is resume with the first switch through c.
-//
-//go:norace
-func (r *Run) resumeVia(from *G, c *coro) bool {
+func (r *Run) resume(from *G) bool {
+	home := from == r.home
 	for {
+		c := r.cur.slot
 		from.slot = c
-		c.switchThrough()
-		if e := r.exiting; e != nil {
-			// A goroutine ending with Goexit has its stand-in in place.
-			r.exiting = nil
-			semrelease(&e.sema, false, 0)
+		if home {
+			if homeSwitchHook != nil {
+				homeSwitchHook(r)
+			}
+			r.homeSwitching = true
 		}
-		if from == r.home && r.rescuing.Load() && !r.rescueSeen {
-			r.rescueSeen = true
-			close(r.rescued)
+		c.switchThrough()
+		if r.resumed(from, home) {
 			return true
 		}
 		if r.cur == from {
 			return false
 		}
-		c = r.cur.slot
+	}
+}
+
+// homeSwitchHook, when set by a test, runs before each switch of the home.
+var homeSwitchHook func(r *Run)
+
+// resumed is the first thing a goroutine does when it gets the turn back in
+// resume. It reports whether it is the home and the watchdog's stand-in
+// gave it the turn, to leave the run.
+//
+//go:norace
+func (r *Run) resumed(g *G, home bool) bool {
+	if home {
+		if r.homeState.Swap(homeRunning) == homeRescue {
+			// The stand-in is parked in the home's place.
+			r.homeState.Store(homeParked)
+			close(r.rescued)
+			return true
+		}
+	} else {
+		r.switched()
+	}
+	if e := r.exiting; e != nil {
+		// A goroutine ending with Goexit has its stand-in in place.
+		r.exiting = nil
+		semrelease(&e.sema, false, 0)
+	}
+	return false
+}
+
+// switched is called by a goroutine that has just got the turn: if the
+// home's switch gave it, the home is now parked.
+//
+//go:norace
+func (r *Run) switched() {
+	if r.homeSwitching {
+		r.homeSwitching = false
+		r.homeState.Store(homeParked)
 	}
 }
 
@@ -161,11 +203,13 @@ func (r *Run) unwind() (rescued bool) {
 		}
 		if !r.unwinding.Load() {
 			r.unwinding.Store(true)
+			if r.cfg.Watchdog <= 0 {
+				watchUnwinding()
+			}
 		}
 		g.tear = tearExit
 		r.cur = g // its deferred calls run as a managed goroutine of the run
 		r.progress++
-		r.gate.Store(gateOpen)
 		if r.resume(h) {
 			return true
 		}
@@ -174,42 +218,37 @@ func (r *Run) unwind() (rescued bool) {
 	return false
 }
 
-// The unwinding's gate: the goroutine being unwound closes it to hand the
-// turn home, the watchdog to rescue the home.
-const (
-	gateOpen int32 = iota
-	gateWorld
-	gateWatchdog
-)
-
-// handHome makes the home the current goroutine, once the calling
-// goroutine, which has ended, may switch to it: not while the watchdog's
-// stand-in takes the home's place.
+// handHome makes the home the current goroutine, for the calling goroutine
+// to hand it the turn: not while the watchdog's stand-in takes the home's
+// place.
 //
 //go:norace
-func (r *Run) handHome(unwinding bool) {
-	if unwinding && !r.gate.CompareAndSwap(gateOpen, gateWorld) || !unwinding && r.ended.Load() == endedByWatchdog {
-		for !r.rescuing.Load() {
-			runtime.Gosched()
-		}
+func (r *Run) handHome() {
+	for !r.homeState.CompareAndSwap(homeParked, homeWorld) {
 		<-r.rescued
 	}
 	r.cur = r.home
 }
 
-// rescue gives the home, parked while a goroutine of its run blocks outside
-// the scheduler, back to Execute, and becomes the run's home in its place.
+// tryRescue gives the home, parked while a goroutine of its run blocks
+// outside the scheduler, back to Execute: a stand-in goroutine takes its
+// place as the run's home. It does nothing unless the home is parked; the
+// watchdog tries again at its next tick.
 //
 //go:norace
-func (r *Run) rescue() {
+func (r *Run) tryRescue() {
+	if !r.homeState.CompareAndSwap(homeParked, homeRescue) {
+		return
+	}
 	r.extra.Add(1)
 	r.rescuing.Store(true)
 	go func() {
 		h := r.home
-		if r.resumeVia(h, h.slot) {
-			panic("sched: internal error: a rescue rescued")
-		}
+		h.slot.switchThrough() // Execute's goroutine gets the turn, and leaves
 		// The turn came home: the goroutine that blocked has left.
+		if r.resumed(h, true) || r.cur != h && r.resume(h) {
+			panic("sched: internal error: the home's stand-in was rescued")
+		}
 		r.unwind()
 		removeActive(r)
 	}()

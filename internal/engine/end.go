@@ -20,12 +20,11 @@ func (r *Run) wait() *G {
 //
 //go:norace
 func (r *Run) fireWatchdog() {
-	if coroutines && r.unwinding.Load() {
-		// A deferred call blocks the unwinding: Execute returns, and the
-		// rest is unwound if it ever returns.
-		if r.gate.CompareAndSwap(gateOpen, gateWatchdog) {
-			r.rescue()
-		}
+	if coroutines && (r.unwinding.Load() || r.ended.Load() == endedByWatchdog) {
+		// A deferred call blocks the unwinding, or the home was not parked
+		// when the watchdog gave up on the run: Execute returns, and the
+		// rest is unwound if the goroutine ever returns.
+		r.tryRescue()
 		return
 	}
 	if !r.ended.CompareAndSwap(0, endedByWatchdog) {
@@ -50,7 +49,7 @@ func (r *Run) fireWatchdog() {
 		Goroutines: r.snapshot(),
 	}
 	if coroutines {
-		r.rescue()
+		r.tryRescue()
 		return
 	}
 	close(r.done)
@@ -75,7 +74,7 @@ func (r *Run) teardown() {
 	r.ack = make(chan *G, 2*len(gs))
 	timeout := r.cfg.Watchdog
 	if timeout <= 0 {
-		timeout = 10 * time.Second
+		timeout = unwindLimit
 	}
 	if RaceEnabled {
 		for _, g := range gs {

@@ -181,15 +181,15 @@ type Run struct {
 	exitSync, endSync uint64
 
 	// Coroutine handoff (coro.go).
-	home       *G            // Execute's goroutine, or the watchdog's stand-in for it
-	exiting    *G            // a goroutine leaving with Goexit, waiting for its stand-in
-	extra      atomic.Int32  // goroutines started for the run besides managed ones
-	unwound    int           // r.gs before this index are unwound
-	unwinding  atomic.Bool   // the home is unwinding parked goroutines
-	gate       atomic.Int32  // who hands the turn home during the unwinding
-	rescuing   atomic.Bool   // the watchdog's stand-in is taking the home's place
-	rescueSeen bool          // the home saw it
-	rescued    chan struct{} // closed once the stand-in has the home's place
+	home          *G            // Execute's goroutine, or the watchdog's stand-in for it
+	exiting       *G            // a goroutine leaving with Goexit, waiting for its stand-in
+	extra         atomic.Int32  // goroutines started for the run besides managed ones
+	unwound       int           // r.gs before this index are unwound
+	unwinding     atomic.Bool   // the home is unwinding parked goroutines
+	homeState     atomic.Int32  // see the home states in coro.go
+	homeSwitching bool          // the home's switch gave the turn
+	rescuing      atomic.Bool   // the watchdog's stand-in has taken the home's place
+	rescued       chan struct{} // closed once the stand-in has the home's place
 }
 
 // Who claimed the end of a run (Run.ended).
@@ -608,7 +608,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		RaceReleaseMerge(unsafe.Pointer(&r.endSync))
 		g.state = gExited
 		if coroutines {
-			r.handHome(true)
+			r.handHome()
 			return
 		}
 		r.ack <- g
@@ -619,7 +619,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		// may tear down the others.
 		g.state = gExited
 		if coroutines {
-			r.handHome(false)
+			r.handHome()
 			return
 		}
 		r.goneOnce.Do(func() { close(r.gone) })
@@ -693,7 +693,7 @@ func (p *Repanic) Error() string { return fmt.Sprint(p.Value) }
 func (r *Run) finish(f *Failure) {
 	if !r.ended.CompareAndSwap(0, endedByRun) {
 		if coroutines {
-			r.handHome(false) // the watchdog ended it: the home unwinds the rest
+			r.handHome() // the watchdog ended it: the home unwinds the rest
 		}
 		return
 	}
@@ -711,7 +711,7 @@ func (r *Run) finish(f *Failure) {
 	// run again in Go) is not part of the run: the trace ends here.
 	r.tr = nil
 	if coroutines {
-		r.cur = r.home // it unwinds the parked goroutines
+		r.handHome() // it unwinds the parked goroutines
 		return
 	}
 	close(r.done)

@@ -27,6 +27,16 @@ func watch(r *Run) {
 	if r.cfg.Watchdog <= 0 {
 		return
 	}
+	watchUnwinding()
+}
+
+// unwindLimit is how long a deferred call may block an unwinding outside the
+// scheduler when the run has no watchdog (a variable for tests).
+var unwindLimit = 10 * time.Second
+
+// watchUnwinding makes sure the watchdog runs: for a run without one, it
+// watches the unwinding.
+func watchUnwinding() {
 	watchdog.mu.Lock()
 	defer watchdog.mu.Unlock()
 	watchdog.busy = true
@@ -65,14 +75,18 @@ func watchLoop() {
 //
 //go:norace
 func (r *Run) checkProgress(now time.Time) {
-	if r.cfg.Watchdog <= 0 || coroutines && r.rescuing.Load() {
+	limit := r.cfg.Watchdog
+	if coroutines && limit <= 0 && r.unwinding.Load() {
+		limit = unwindLimit
+	}
+	if limit <= 0 || coroutines && r.rescuing.Load() {
 		return
 	}
 	if p := r.progress; p != r.wdProgress || r.wdSince.IsZero() {
 		r.wdProgress, r.wdSince = p, now
 		return
 	}
-	if now.Sub(r.wdSince) >= r.cfg.Watchdog {
+	if now.Sub(r.wdSince) >= limit {
 		r.fireWatchdog()
 	}
 }

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/petermattis/goid"
+)
+
+// Without a watchdog, a deferred call that blocks outside the scheduler
+// while the run is unwound stops the unwinding for unwindLimit at most:
+// Execute returns with the run's failure, and the rest is unwound when the
+// call returns.
+func TestUnwindBlockedWithoutWatchdog(t *testing.T) {
+	defer func(d time.Duration) { unwindLimit = d }(unwindLimit)
+	unwindLimit = 100 * time.Millisecond
+	release := make(chan struct{})
+	unwound := make(chan struct{})
+	done := make(chan *Outcome)
+	go func() {
+		done <- Execute(Config{Watchdog: 0}, func() {
+			g := Current()
+			var q WaitQ
+			o := NilObj("never", KindChan)
+			g.Go(func() {
+				defer close(unwound)
+				defer func() { <-release }()
+				q.Wait(Current(), OpRecv, o)
+			})
+			g.Go(func() { q.Wait(Current(), OpRecv, o) })
+			g.Yield()
+		})
+	}()
+	var out *Outcome
+	select {
+	case out = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Execute has not returned")
+	}
+	if out.Failure == nil || out.Failure.Kind != Leak {
+		t.Fatalf("want the leak, got %v", out.Failure)
+	}
+	close(release)
+	select {
+	case <-unwound:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the blocked deferred call's goroutine was not unwound")
+	}
+}
+
+// The home may be slow to switch away after a goroutine's end hands it the
+// turn in the middle of a run (here: for longer than the watchdog's limit).
+// The watchdog must not switch into the home's place before it is parked.
+func TestWatchdogWaitsForTheHomeToPark(t *testing.T) {
+	if !coroutines {
+		t.Skip("under -race the handoff goes through semaphores: there is no home")
+	}
+	home := make(chan int64, 1)
+	stalled := false
+	homeSwitchHook = func(r *Run) {
+		if goid.Get() == <-home && r.cur != r.root && !stalled {
+			stalled = true
+			time.Sleep(300 * time.Millisecond)
+		}
+		home <- goid.Get()
+	}
+	defer func() { homeSwitchHook = nil }()
+	home <- goid.Get()
+	out := Execute(Config{Watchdog: 100 * time.Millisecond, Strategy: Random}, func() {
+		var q WaitQ
+		o := NilObj("q", KindChan)
+		Current().Go(func() {
+			q.Wait(Current(), OpRecv, o)
+			for range 3 {
+				Current().Yield()
+			}
+		})
+		for q.Len() == 0 {
+			Current().Yield()
+		}
+		q.WakeOne()
+		// The body returns with goroutine 2 runnable: its end hands the
+		// turn to the home, which passes it on to goroutine 2.
+	})
+	if !stalled {
+		t.Fatal("the home never switched in the middle of the run")
+	}
+	if out.Failure == nil || out.Failure.Kind != Watchdog {
+		t.Fatalf("want the watchdog's failure, got %v", out.Failure)
+	}
+}
