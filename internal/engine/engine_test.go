@@ -115,6 +115,28 @@ func TestWakeKeepsRunnableSorted(t *testing.T) {
 			t.Fatalf("runnable not sorted by ID: position %d holds %d", i, g.ID)
 		}
 	}
+	checkIndexes(t, r)
+	for _, i := range []int{2, 0, 4} {
+		r.removeRunnable(gs[i])
+		gs[i].state = gBlocked
+		checkIndexes(t, r)
+	}
+	r.removeRunnable(gs[0]) // not runnable: nothing happens
+	if len(r.runnable) != 2 || r.runnable[0] != gs[1] || r.runnable[1] != gs[3] {
+		t.Fatalf("after removals: %v", r.runnable)
+	}
+	r.wake(gs[2])
+	checkIndexes(t, r)
+}
+
+// checkIndexes checks that every runnable goroutine knows its index.
+func checkIndexes(t *testing.T, r *Run) {
+	t.Helper()
+	for i, g := range r.runnable {
+		if g.ri != i || r.indexOf(g) != i {
+			t.Fatalf("goroutine %d at index %d has ri %d", g.ID, i, g.ri)
+		}
+	}
 }
 
 func TestLocationString(t *testing.T) {

@@ -106,6 +106,7 @@ type G struct {
 	spawnAt *Location // detail mode: where sched.Go was called
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
+	ri      int       // its index in Run.runnable while it is runnable
 
 	// Coroutine handoff (coro.go): its own coroutine, and the one it is
 	// parked in while it is not running.
@@ -294,6 +295,7 @@ func (r *Run) newG(parent *G) *G {
 	r.idleAdvances = 0
 	r.gs = append(r.gs, g)
 	r.live++
+	g.ri = len(r.runnable)
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
 	if r.tr != nil {
@@ -477,14 +479,26 @@ func (r *Run) wake(g *G) {
 	r.runnable = append(r.runnable, g)
 	for i > 0 && r.runnable[i-1].ID > g.ID {
 		r.runnable[i] = r.runnable[i-1]
+		r.runnable[i].ri = i
 		i--
 	}
 	r.runnable[i] = g
+	g.ri = i
 }
 
 //go:norace
 func (r *Run) removeRunnable(g *G) {
-	r.runnable = remove(r.runnable, g)
+	s := r.runnable
+	i := r.indexOf(g)
+	if i >= len(s) || s[i] != g {
+		return
+	}
+	for j := i + 1; j < len(s); j++ {
+		s[j-1] = s[j]
+		s[j-1].ri = j - 1
+	}
+	s[len(s)-1] = nil
+	r.runnable = s[:len(s)-1]
 }
 
 // event returns an event of kind k by goroutine g (nil: the scheduler

@@ -209,21 +209,12 @@ func (r *Run) toChoice(cur, g *G) int {
 	return j
 }
 
-// indexOf finds g in r.runnable, which is sorted by ID, by bisection.
+// indexOf is g's index in r.runnable (0 if it is not runnable).
 //
 //go:norace
 func (r *Run) indexOf(g *G) int {
-	lo, hi := 0, len(r.runnable)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if r.runnable[m].ID < g.ID {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < len(r.runnable) && r.runnable[lo] == g {
-		return lo
+	if i := g.ri; i < len(r.runnable) && r.runnable[i] == g {
+		return i
 	}
 	return 0
 }
