@@ -314,6 +314,15 @@ func reserve[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
 		return s
 	}
+	return grow(s, n)
+}
+
+// grow is reserve's slow path, out of line so that the draws keep small
+// stack frames.
+//
+//go:norace
+//go:noinline
+func grow[T any](s []T, n int) []T {
 	t := make([]T, len(s), max(2*cap(s), len(s)+n, 256))
 	for i := range s {
 		t[i] = s[i]
@@ -395,6 +404,13 @@ func (k Keyed) Bool(p float64) bool {
 	return b
 }
 
+// panicf panics with a formatted message. It is a function of its own so
+// that the draws that call it keep small stack frames: the scheduler draws
+// at every decision, deep in a goroutine's stack.
+//
+//go:noinline
+func panicf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+
 func b2u(b bool) uint64 {
 	if b {
 		return 1
@@ -408,7 +424,7 @@ func b2u(b bool) uint64 {
 //go:norace
 func (k Keyed) Choice(n int) int {
 	if n <= 0 {
-		panic(fmt.Sprintf("entropy: Choice(%d): n must be positive", n))
+		panicf("entropy: Choice(%d): n must be positive", n)
 	}
 	s, uid := k.s, MakeUID(KindChoice, k.key)
 	v, o := s.pull(uid)

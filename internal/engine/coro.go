@@ -71,8 +71,8 @@ func (r *Run) spawn(g *G, f func()) {
 		go r.start(g, f)
 		return
 	}
-	c := &coro{}
-	g.own, g.slot = c, c
+	c := &g.own
+	g.slot = c
 	c.next, _ = iter.Pull(func(yield func(struct{}) bool) {
 		c.yield = yield
 		r.switched()

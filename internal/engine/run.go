@@ -110,7 +110,8 @@ type G struct {
 
 	// Coroutine handoff (coro.go): its own coroutine, and the one it is
 	// parked in while it is not running.
-	own, slot *coro
+	own  coro
+	slot *coro
 }
 
 // Run is one execution of a body under the scheduler.
@@ -643,32 +644,13 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	g.state = gExited
 	g.op, g.obj = OpExit, nil
 	if r.tr != nil {
-		if p != nil {
-			e := r.event(trace.KindPanic, g)
-			e.Text = fmt.Sprint(p)
-			r.record(e)
-		}
-		r.record(r.event(trace.KindExit, g))
+		r.recordExit(g, p)
 	}
 	r.removeRunnable(g)
 	r.live--
 	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
-	switch {
-	case p != nil:
-		if rp, ok := p.(*Repanic); ok {
-			p, stack = rp.Value, rp.Stack
-		}
-		// A panic outranks a pending test failure: in Go it would crash the
-		// test binary.
-		r.pending = nil
-		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: string(stack)})
-		return
-	case g.fatal:
-		r.finish(nil)
-		return
-	case !returned:
-		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
-			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *sched.T the body receives)", g.ID)})
+	if p != nil || g.fatal || !returned {
+		r.exitFailed(g, p, stack)
 		return
 	}
 	if r.stopping {
@@ -689,6 +671,44 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.switches++
 	if !coroutines {
 		semrelease(&next.sema, false, 1)
+	}
+}
+
+// recordExit records g's exit, and the panic it exits with, if any.
+//
+//go:norace
+//go:noinline
+func (r *Run) recordExit(g *G, p any) {
+	if p != nil {
+		e := r.event(trace.KindPanic, g)
+		e.Text = fmt.Sprint(p)
+		r.record(e)
+	}
+	r.record(r.event(trace.KindExit, g))
+}
+
+// exitFailed ends the run for g, which exits with panic p (and its stack),
+// after a fatal failure, or with runtime.Goexit. It is exitG's rare path, a
+// function of its own so that exitG, which picks the next goroutine deep in
+// the exiting one's stack, keeps a small stack frame.
+//
+//go:norace
+//go:noinline
+func (r *Run) exitFailed(g *G, p any, stack []byte) {
+	switch {
+	case p != nil:
+		if rp, ok := p.(*Repanic); ok {
+			p, stack = rp.Value, rp.Stack
+		}
+		// A panic outranks a pending test failure: in Go it would crash the
+		// test binary.
+		r.pending = nil
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: string(stack)})
+	case g.fatal:
+		r.finish(nil)
+	default:
+		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
+			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *sched.T the body receives)", g.ID)})
 	}
 }
 
