@@ -179,8 +179,8 @@ func (g *G) stand() { g.own.switchThrough() }
 //
 //go:norace
 func (r *Run) homeRun() (rescued bool) {
-	r.home = &G{run: r}
-	r.rescued = make(chan struct{})
+	r.home = &r.homeG
+	r.home.run = r
 	r.progress++ // the watchdog measures from here
 	if r.resume(r.home) {
 		return true
@@ -237,6 +237,7 @@ func (r *Run) handHome() {
 //
 //go:norace
 func (r *Run) tryRescue() {
+	r.rescued = make(chan struct{}) // before the state says a rescue is under way
 	if !r.homeState.CompareAndSwap(homeParked, homeRescue) {
 		return
 	}

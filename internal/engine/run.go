@@ -179,11 +179,15 @@ type Run struct {
 	self     [1]*Run
 	selfList []*Run
 
+	// The first goroutines' room, allocated with the run.
+	gsBuf, runnableBuf [8]*G
+
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
 
 	// Coroutine handoff (coro.go).
 	home          *G            // Execute's goroutine, or the watchdog's stand-in for it
+	homeG         G             // what home points to
 	exiting       *G            // a goroutine leaving with Goexit, waiting for its stand-in
 	extra         atomic.Int32  // goroutines started for the run besides managed ones
 	unwound       int           // r.gs before this index are unwound
@@ -203,8 +207,12 @@ const (
 // Execute runs body as goroutine 1 of a new run and returns when the run has
 // ended and every goroutine it left behind has been torn down.
 func Execute(cfg Config, body func()) *Outcome {
-	r := &Run{cfg: cfg, src: cfg.Source, done: make(chan struct{}), tr: cfg.Trace}
+	r := &Run{cfg: cfg, src: cfg.Source, tr: cfg.Trace}
 	r.selfList = r.self[:]
+	r.gs, r.runnable = r.gsBuf[:0], r.runnableBuf[:0]
+	if !coroutines {
+		r.done = make(chan struct{})
+	}
 	if r.src == nil {
 		r.src = entropy.New(0)
 	}
