@@ -1,6 +1,9 @@
 package engine
 
-import "iter"
+import (
+	"iter"
+	"runtime"
+)
 
 // Without the race detector, managed goroutines are coroutines and the
 // handoff between two of them is one runtime coroutine switch: about 50 ns,
@@ -115,6 +118,42 @@ func (r *Run) resume(from *G) bool {
 		if r.cur == from {
 			return false
 		}
+	}
+}
+
+// handoff is resume for a managed goroutine, which is never the home, with
+// the switch written out: every function between the goroutine's code and
+// the runtime's switch costs a mispredicted return when the goroutine
+// resumes, since the processor's return predictions belong to the goroutine
+// that ran before. It ends the goroutine with runtime.Goexit when it was
+// resumed to be unwound.
+//
+//go:norace
+func (r *Run) handoff(from *G) {
+	for {
+		c := r.cur.slot
+		from.slot = c
+		if c.inNext {
+			c.inNext = false
+			c.yield(struct{}{})
+		} else {
+			c.inNext = true
+			c.next()
+		}
+		if r.homeSwitching {
+			r.homeSwitching = false
+			r.homeState.Store(homeParked)
+		}
+		if e := r.exiting; e != nil {
+			r.exiting = nil
+			semrelease(&e.sema, false, 0)
+		}
+		if r.cur == from {
+			break
+		}
+	}
+	if from.tear != tearNone {
+		runtime.Goexit()
 	}
 }
 

@@ -344,10 +344,7 @@ func (r *Run) start(g *G, f func()) {
 //go:norace
 func (r *Run) park(g *G) {
 	if coroutines {
-		r.resume(g)
-		if g.tear != tearNone {
-			runtime.Goexit()
-		}
+		r.handoff(g)
 		return
 	}
 	for {
@@ -367,15 +364,23 @@ func (r *Run) park(g *G) {
 
 //go:norace
 func (r *Run) switchTo(from, to *G) {
+	r.beginSwitch(from, to)
+	semrelease(&to.sema, false, 1)
+	r.park(from)
+}
+
+// beginSwitch records a switch from goroutine from to goroutine to, which
+// becomes the current one. With coroutines, the caller then calls handoff
+// itself: a function in between would cost a mispredicted return at every
+// switch (see handoff).
+//
+//go:norace
+func (r *Run) beginSwitch(from, to *G) {
 	if r.tr != nil {
 		r.recordSwitch(from, to)
 	}
 	r.cur = to
 	r.switches++
-	if !coroutines {
-		semrelease(&to.sema, false, 1)
-	}
-	r.park(from)
 }
 
 // interrupted reports whether g must not be scheduled as usual: the run is
@@ -438,7 +443,12 @@ func (g *G) Point(op Op, o *Obj) {
 	}
 	if next := r.pick(g, op == OpYield); next != g {
 		r.preempts++
-		r.switchTo(g, next)
+		if coroutines {
+			r.beginSwitch(g, next)
+			r.handoff(g)
+		} else {
+			r.switchTo(g, next)
+		}
 	}
 }
 
@@ -470,7 +480,12 @@ func (g *G) block(op Op, o *Obj) {
 		return
 	}
 	if next := r.pick(nil, false); next != g { // a timer may have woken g itself
-		r.switchTo(g, next)
+		if coroutines {
+			r.beginSwitch(g, next)
+			r.handoff(g)
+		} else {
+			r.switchTo(g, next)
+		}
 	}
 }
 
