@@ -3,6 +3,7 @@ package sched_test
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -306,6 +307,98 @@ func TestWatchdogCleanupAfterResume(t *testing.T) {
 				tt.Fatalf("want the watchdog, got %v", res.Failure)
 			}
 			close(release)
+			goleak.VerifyNone(tt, before)
+		})
+	}
+}
+
+// Every way a run can end leaves no goroutine behind once Run returns:
+// without -race the managed goroutines are coroutines, and their ends
+// (return, panic, Goexit, unwinding) each take a different path.
+func TestEveryEndLeavesNothing(t *testing.T) {
+	worker := func(mu *sched.Mutex, n int) func() {
+		return func() {
+			for range n {
+				mu.Lock()
+				mu.Unlock()
+			}
+		}
+	}
+	cases := []struct {
+		name string
+		body func(t *sched.T)
+	}{
+		{"pass", func(t *sched.T) {
+			var mu sched.Mutex
+			var wg sched.WaitGroup
+			wg.Go(worker(&mu, 3))
+			wg.Go(worker(&mu, 3))
+			wg.Wait()
+		}},
+		{"body returns first", func(t *sched.T) {
+			var mu sched.Mutex
+			sched.Go(worker(&mu, 5))
+			sched.Go(worker(&mu, 5))
+		}},
+		{"panic in a child", func(t *sched.T) {
+			var mu sched.Mutex
+			sched.Go(worker(&mu, 5))
+			sched.Go(func() { mu.Lock(); panic("boom") })
+			worker(&mu, 5)()
+		}},
+		{"fatal in a child", func(t *sched.T) {
+			var mu sched.Mutex
+			sched.Go(worker(&mu, 5))
+			sched.Go(func() { defer sched.Yield(); t.Fatal("stop") })
+			worker(&mu, 5)()
+		}},
+		{"goexit in the body", func(t *sched.T) {
+			var mu sched.Mutex
+			sched.Go(worker(&mu, 5))
+			defer func() { recover() }() // Goexit is not a panic: nothing to recover
+			runtime.Goexit()
+		}},
+		{"panic during goexit", func(t *sched.T) {
+			sched.Go(func() { sched.Yield() })
+			defer func() { panic("in a deferred call") }()
+			t.FailNow()
+		}},
+		{"deadlock", func(t *sched.T) {
+			var a, b sched.Mutex
+			a.Lock()
+			sched.Go(func() { b.Lock(); a.Lock() })
+			sched.Yield()
+			b.Lock()
+		}},
+		{"leak with deferred calls", func(t *sched.T) {
+			var mu sched.Mutex
+			mu.Lock()
+			for range 3 {
+				sched.Go(func() {
+					defer sched.Yield()
+					defer func() { recover() }()
+					mu.Lock()
+				})
+			}
+		}},
+		{"spawned, never run", func(t *sched.T) {
+			sched.Go(func() {})
+			panic("before the child's first turn")
+		}},
+		{"livelock", func(t *sched.T) {
+			for {
+				sched.Yield()
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(tt *testing.T) {
+			before := goleak.IgnoreCurrent()
+			for seed := uint64(1); seed <= 5; seed++ {
+				for _, st := range []string{"random", "pct", "pos"} {
+					sched.Run(sched.Options{Seed: seed, Strategy: st, MaxSteps: 500}, c.body)
+				}
+			}
 			goleak.VerifyNone(tt, before)
 		})
 	}
