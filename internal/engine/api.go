@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/dstgo/dst/entropy"
@@ -15,6 +16,9 @@ import (
 //go:norace
 func (g *G) Go(f func()) {
 	r := g.run
+	if r.abandoned.Load() {
+		runtime.Goexit() // as its scheduling point would: the run is not its own any more
+	}
 	if g.tear != tearNone || r.stopping {
 		return // the run is over: nothing new starts
 	}

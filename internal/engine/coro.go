@@ -95,27 +95,28 @@ const (
 	homeRescue // the watchdog's stand-in is taking the home's place
 )
 
-// resume parks from, which is running, until it is the run's current
+// resume parks the home, which is running, until it is the run's current
 // goroutine again, handing the turn to the current one. It reports whether
-// from is the home and the watchdog rescued it instead.
+// the watchdog rescued the home instead.
 //
 //go:norace
-func (r *Run) resume(from *G) bool {
-	home := from == r.home
+func (r *Run) resume() bool {
+	h := r.home
 	for {
 		c := r.cur.slot
-		from.slot = c
-		if home {
-			if homeSwitchHook != nil {
-				homeSwitchHook(r)
-			}
-			r.homeSwitching = true
+		h.slot = c
+		if homeHook != nil {
+			homeHook(r, false)
 		}
+		r.homeSwitching = true
 		c.switchThrough()
-		if r.resumed(from, home) {
+		if homeHook != nil {
+			homeHook(r, true)
+		}
+		if r.homeResumed() {
 			return true
 		}
-		if r.cur == from {
+		if r.cur == h {
 			return false
 		}
 	}
@@ -157,24 +158,21 @@ func (r *Run) handoff(from *G) {
 	}
 }
 
-// homeSwitchHook, when set by a test, runs before each switch of the home.
-var homeSwitchHook func(r *Run)
+// homeHook, when set by a test, runs before each switch of the home
+// (resumed false) and right after the home gets the turn back (true).
+var homeHook func(r *Run, resumed bool)
 
-// resumed is the first thing a goroutine does when it gets the turn back in
-// resume. It reports whether it is the home and the watchdog's stand-in
-// gave it the turn, to leave the run.
+// homeResumed is the first thing the home does when it gets the turn back.
+// It reports whether the watchdog's stand-in gave it the turn, for it to
+// leave the run.
 //
 //go:norace
-func (r *Run) resumed(g *G, home bool) bool {
-	if home {
-		if r.homeState.Swap(homeRunning) == homeRescue {
-			// The stand-in is parked in the home's place.
-			r.homeState.Store(homeParked)
-			close(r.rescued)
-			return true
-		}
-	} else {
-		r.switched()
+func (r *Run) homeResumed() bool {
+	if r.homeState.Swap(homeRunning) == homeRescue {
+		// The stand-in is parked in the home's place.
+		r.homeState.Store(homeParked)
+		close(r.rescued)
+		return true
 	}
 	if e := r.exiting; e != nil {
 		// A goroutine ending with Goexit has its stand-in in place.
@@ -221,7 +219,7 @@ func (r *Run) homeRun() (rescued bool) {
 	r.home = &r.homeG
 	r.home.run = r
 	r.progress++ // the watchdog measures from here
-	if r.resume(r.home) {
+	if r.resume() {
 		return true
 	}
 	return r.unwind()
@@ -234,7 +232,6 @@ func (r *Run) homeRun() (rescued bool) {
 //
 //go:norace
 func (r *Run) unwind() (rescued bool) {
-	h := r.home
 	for ; r.unwound < len(r.gs); r.unwound++ {
 		g := r.gs[r.unwound]
 		if g.state == gExited || g.tear != tearNone {
@@ -249,7 +246,7 @@ func (r *Run) unwind() (rescued bool) {
 		g.tear = tearExit
 		r.cur = g // its deferred calls run as a managed goroutine of the run
 		r.progress++
-		if r.resume(h) {
+		if r.resume() {
 			return true
 		}
 	}
@@ -263,10 +260,18 @@ func (r *Run) unwind() (rescued bool) {
 //
 //go:norace
 func (r *Run) handHome() {
+	r.claimHome()
+	r.cur = r.home
+}
+
+// claimHome claims the home's slot for a switch into it by a goroutine of
+// the run, after a rescue under way if there is one.
+//
+//go:norace
+func (r *Run) claimHome() {
 	for !r.homeState.CompareAndSwap(homeParked, homeWorld) {
 		<-r.rescued
 	}
-	r.cur = r.home
 }
 
 // tryRescue gives the home, parked while a goroutine of its run blocks
@@ -286,7 +291,7 @@ func (r *Run) tryRescue() {
 		h := r.home
 		h.slot.switchThrough() // Execute's goroutine gets the turn, and leaves
 		// The turn came home: the goroutine that blocked has left.
-		if r.resumed(h, true) || r.cur != h && r.resume(h) {
+		if r.homeResumed() || r.cur != h && r.resume() {
 			panic("sched: internal error: the home's stand-in was rescued")
 		}
 		r.unwind()

@@ -3,8 +3,6 @@ package engine
 import (
 	"testing"
 	"time"
-
-	"github.com/petermattis/goid"
 )
 
 // Without a watchdog, a deferred call that blocks outside the scheduler
@@ -48,44 +46,46 @@ func TestUnwindBlockedWithoutWatchdog(t *testing.T) {
 	}
 }
 
-// The home may be slow to switch away after a goroutine's end hands it the
-// turn in the middle of a run (here: for longer than the watchdog's limit).
-// The watchdog must not switch into the home's place before it is parked.
+// The home may be slow to pass the turn on after a goroutine's end hands it
+// the turn in the middle of a run (here: for longer than the watchdog's
+// limit), either before it has marked itself running (resumed) or after
+// (the switch away). The watchdog must not switch into the home's place
+// before it is parked again: that place is the ended goroutine's coroutine,
+// which has exited.
 func TestWatchdogWaitsForTheHomeToPark(t *testing.T) {
 	if !coroutines {
 		t.Skip("under -race the handoff goes through semaphores: there is no home")
 	}
-	home := make(chan int64, 1)
-	stalled := false
-	homeSwitchHook = func(r *Run) {
-		if goid.Get() == <-home && r.cur != r.root && !stalled {
-			stalled = true
-			time.Sleep(300 * time.Millisecond)
+	for _, when := range []bool{true, false} {
+		stalled := false
+		homeHook = func(r *Run, resumed bool) {
+			if resumed == when && r.root.state == gExited && !r.unwinding.Load() && !stalled {
+				stalled = true
+				time.Sleep(300 * time.Millisecond)
+			}
 		}
-		home <- goid.Get()
-	}
-	defer func() { homeSwitchHook = nil }()
-	home <- goid.Get()
-	out := Execute(Config{Watchdog: 100 * time.Millisecond, Strategy: Random}, func() {
-		var q WaitQ
-		o := NilObj("q", KindChan)
-		Current().Go(func() {
-			q.Wait(Current(), OpRecv, o)
-			for range 3 {
+		out := Execute(Config{Watchdog: 100 * time.Millisecond, Strategy: Random}, func() {
+			var q WaitQ
+			o := NilObj("q", KindChan)
+			Current().Go(func() {
+				q.Wait(Current(), OpRecv, o)
+				for range 3 {
+					Current().Yield()
+				}
+			})
+			for q.Len() == 0 {
 				Current().Yield()
 			}
+			q.WakeOne()
+			// The body returns with goroutine 2 runnable: its end hands the
+			// turn to the home, which passes it on to goroutine 2.
 		})
-		for q.Len() == 0 {
-			Current().Yield()
+		homeHook = nil
+		if !stalled {
+			t.Fatalf("resumed %v: the home never passed the turn on in the middle of the run", when)
 		}
-		q.WakeOne()
-		// The body returns with goroutine 2 runnable: its end hands the
-		// turn to the home, which passes it on to goroutine 2.
-	})
-	if !stalled {
-		t.Fatal("the home never switched in the middle of the run")
-	}
-	if out.Failure == nil || out.Failure.Kind != Watchdog {
-		t.Fatalf("want the watchdog's failure, got %v", out.Failure)
+		if out.Failure == nil || out.Failure.Kind != Watchdog {
+			t.Fatalf("resumed %v: want the watchdog's failure, got %v", when, out.Failure)
+		}
 	}
 }

@@ -694,6 +694,12 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.switches++
 	if !coroutines {
 		semrelease(&next.sema, false, 1)
+		return
+	}
+	if r.home.slot == &g.own {
+		// g's end resumes the home, parked in g's coroutine, which passes
+		// the turn on: a switch into the home's place like any other.
+		r.claimHome()
 	}
 }
 
