@@ -1,9 +1,7 @@
 package sched
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/huntwire"
 )
 
 // Reach marks a point of interest, such as "the retry path ran" or "the
@@ -22,36 +21,6 @@ func Reach(name string) {
 	if g := engine.Current(); g != nil {
 		g.Reach(name)
 	}
-}
-
-// huntStatus is the progress line a hunt worker prints once a second, for
-// dstreplay hunt.
-type huntStatus struct {
-	Test     string `json:"test"`
-	Worker   int    `json:"worker"`
-	Execs    int    `json:"execs"`
-	Corpus   int    `json:"corpus"`
-	Cover    int    `json:"cover"`
-	Failures int    `json:"failures"`
-	New      int    `json:"new"`
-	Final    bool   `json:"final"`
-}
-
-// huntFailure is the line a hunt worker prints for each distinct failure.
-type huntFailure struct {
-	Test    string        `json:"test"`
-	Worker  int           `json:"worker"`
-	Kind    string        `json:"kind"`
-	Message string        `json:"message"`
-	Trace   string        `json:"trace"`
-	Entropy string        `json:"entropy"`
-	Before  fuzzloop.Size `json:"before"`
-	After   fuzzloop.Size `json:"after"`
-}
-
-func printLine(prefix string, v any) {
-	b, _ := json.Marshal(v)
-	fmt.Fprintf(os.Stdout, "%s %s\n", prefix, b)
 }
 
 // hunt explores body with a coverage-guided fuzz loop until a schedule fails
@@ -90,8 +59,8 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 			return
 		}
 		st := loop.Stats()
-		printLine("dst-hunt", huntStatus{Test: name, Worker: worker, Execs: st.Execs, Corpus: st.Corpus,
-			Cover: st.Cover, Failures: len(x.found), New: st.New, Final: final})
+		huntwire.Print(os.Stdout, huntwire.Status{Test: name, Worker: worker, Execs: int64(st.Execs), Corpus: st.Corpus,
+			Cover: st.Cover, Failures: len(x.found), New: int64(st.New), Final: final})
 	}
 	seen := map[string]bool{}
 	status(false) // the corpus is loaded: say so at once
@@ -150,13 +119,13 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		}
 		x.found = append(x.found, fx)
 		if worker >= 0 {
-			hf := huntFailure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
+			hf := huntwire.Failure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
 				Message: fx.res.Failure.Message, Trace: abs(fx.saved)}
 			hf.Entropy = abs(saveInput(fx))
 			if fx.shrunk != nil {
 				hf.Before, hf.After = fx.shrunk.Before, fx.shrunk.After
 			}
-			printLine("dst-hunt-failure", hf)
+			huntwire.Print(os.Stdout, hf)
 		}
 		if !flags.keepGoing {
 			break

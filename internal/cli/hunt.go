@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/fuzzloop"
+	"github.com/dstgo/dst/internal/huntwire"
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/trace"
 )
@@ -67,76 +67,6 @@ executions, corpus, coverage and failures, and for each failure its kind, messag
 sizes of its schedule before and after shrinking, and how to open it. Hunt exits with 1
 when it found a failure, 0 when it found none, and 2 when the packages do not build, no
 test matches, or no test calls sched.Test.`
-
-// The protocol: the lines a worker prints on stdout, each a prefix and one
-// JSON object.
-const (
-	statusPrefix  = "dst-hunt "
-	failurePrefix = "dst-hunt-failure "
-)
-
-// huntStatus is a worker's progress, printed once a second and once more,
-// Final, when its hunt ends. Execs, Failures and New count from the start
-// of the process; Corpus and Cover are current sizes.
-type huntStatus struct {
-	Test     string `json:"test"`
-	Worker   int    `json:"worker"`
-	Execs    int64  `json:"execs"`
-	Corpus   int    `json:"corpus"`
-	Cover    int    `json:"cover"`
-	Failures int    `json:"failures"`
-	New      int64  `json:"new"`
-	Final    bool   `json:"final"`
-}
-
-// huntFailure is a distinct failure that a worker found, shrank and saved.
-type huntFailure struct {
-	Test    string  `json:"test"`
-	Worker  int     `json:"worker"`
-	Kind    string  `json:"kind"`
-	Message string  `json:"message"`
-	Trace   string  `json:"trace"`
-	Entropy string  `json:"entropy"`
-	Before  runSize `json:"before"`
-	After   runSize `json:"after"`
-}
-
-// runSize is how big a failing schedule is.
-type runSize struct {
-	Steps       int `json:"steps"`
-	Preemptions int `json:"preemptions"`
-	Goroutines  int `json:"goroutines"`
-	Values      int `json:"values"`
-}
-
-func (s runSize) less(t runSize) bool {
-	if s.Preemptions != t.Preemptions {
-		return s.Preemptions < t.Preemptions
-	}
-	return s.Steps < t.Steps
-}
-
-// parseHuntLine reads one line of a worker's stdout: a status, a failure,
-// or (both nil) other output. A line with a prefix but no valid object
-// after it is an error.
-func parseHuntLine(line []byte) (*huntStatus, *huntFailure, error) {
-	line = bytes.TrimRight(line, "\r\n")
-	switch {
-	case bytes.HasPrefix(line, []byte(statusPrefix)):
-		var st huntStatus
-		if err := json.Unmarshal(line[len(statusPrefix):], &st); err != nil {
-			return nil, nil, fmt.Errorf("bad status line: %v", err)
-		}
-		return &st, nil, nil
-	case bytes.HasPrefix(line, []byte(failurePrefix)):
-		var f huntFailure
-		if err := json.Unmarshal(line[len(failurePrefix):], &f); err != nil {
-			return nil, nil, fmt.Errorf("bad failure line: %v", err)
-		}
-		return nil, &f, nil
-	}
-	return nil, nil, nil
-}
 
 // recoverCrash saves the input a dead worker was running; a variable so
 // that tests can stand in for it.
@@ -495,8 +425,8 @@ type proc struct {
 // huntEvent is what a worker's goroutine tells the coordinator.
 type huntEvent struct {
 	p       *proc
-	status  *huntStatus
-	failure *huntFailure
+	status  *huntwire.Status
+	failure *huntwire.Failure
 	line    string // other output, with -v
 	bad     error  // a malformed protocol line
 	exited  bool
@@ -512,7 +442,7 @@ type finding struct {
 	at            time.Duration // into the hunt
 	count         int
 	trace         string
-	before, after runSize
+	before, after fuzzloop.Size
 	sized         bool
 	// A crash: how the process ended, its last output, and the input it
 	// was running.
@@ -712,7 +642,7 @@ func (h *hunter) start(t *huntTest, slot int, d time.Duration, iters int64, now 
 		fmt.Fprintf(h.stderr, "dstreplay hunt: worker %d: %s %s\n", slot, t, strings.Join(args, " "))
 	}
 	stdout := &lineWriter{fn: func(l []byte) {
-		st, f, err := parseHuntLine(l)
+		st, f, err := huntwire.Parse(l)
 		switch {
 		case st != nil:
 			h.events <- huntEvent{p: p, status: st}
@@ -765,7 +695,7 @@ func (h *hunter) handle(ev huntEvent) {
 	}
 }
 
-func (h *hunter) status(p *proc, st *huntStatus) {
+func (h *hunter) status(p *proc, st *huntwire.Status) {
 	t := p.test
 	if p.sawStatus && st.New > p.new {
 		t.crashes = 0 // progress (the first line's may be the corpus loading)
@@ -781,10 +711,10 @@ func (h *hunter) status(p *proc, st *huntStatus) {
 	p.final = p.final || st.Final
 }
 
-func (h *hunter) failure(p *proc, f *huntFailure) {
+func (h *hunter) failure(p *proc, f *huntwire.Failure) {
 	h.record(&finding{
 		test: p.test, kind: f.Kind, message: f.Message, worker: p.slot, trace: f.Trace,
-		before: f.Before, after: f.After, sized: f.After != runSize{},
+		before: f.Before, after: f.After, sized: f.After != fuzzloop.Size{},
 	})
 }
 
@@ -796,7 +726,7 @@ func (h *hunter) record(f *finding) {
 			continue
 		}
 		g.count++
-		if f.sized && g.sized && f.after.less(g.after) {
+		if f.sized && g.sized && f.after.Less(g.after) {
 			g.trace, g.before, g.after, g.worker = f.trace, f.before, f.after, f.worker
 		}
 		if h.cfg.verbose {

@@ -18,38 +18,6 @@ import (
 	"github.com/dstgo/dst/trace"
 )
 
-func TestParseHuntLine(t *testing.T) {
-	st, f, err := parseHuntLine([]byte(`dst-hunt {"test":"TestX","worker":1,"execs":1234,"corpus":17,"cover":311,"failures":2,"new":3,"final":true}` + "\r"))
-	if err != nil || f != nil {
-		t.Fatalf("status line: %v %v", f, err)
-	}
-	want := huntStatus{Test: "TestX", Worker: 1, Execs: 1234, Corpus: 17, Cover: 311, Failures: 2, New: 3, Final: true}
-	if *st != want {
-		t.Errorf("status: got %+v, want %+v", *st, want)
-	}
-
-	st, f, err = parseHuntLine([]byte(`dst-hunt-failure {"test":"TestX","worker":0,"kind":"deadlock","message":"all goroutines are blocked","trace":"/a/b.trace","entropy":"/a/b.input","before":{"steps":120,"preemptions":9,"goroutines":4,"values":130},"after":{"steps":31,"preemptions":2,"goroutines":3,"values":12,"Sum":99},"later":1}`))
-	if err != nil || st != nil {
-		t.Fatalf("failure line: %v %v", st, err)
-	}
-	wantF := huntFailure{Test: "TestX", Kind: "deadlock", Message: "all goroutines are blocked", Trace: "/a/b.trace", Entropy: "/a/b.input",
-		Before: runSize{Steps: 120, Preemptions: 9, Goroutines: 4, Values: 130}, After: runSize{Steps: 31, Preemptions: 2, Goroutines: 3, Values: 12}}
-	if *f != wantF {
-		t.Errorf("failure: got %+v, want %+v", *f, wantF)
-	}
-
-	for _, line := range []string{"", "PASS", "--- FAIL: TestX (0.00s)", "dst-hunter {}", "dst-hunt", "  dst-hunt {}"} {
-		if st, f, err := parseHuntLine([]byte(line)); st != nil || f != nil || err != nil {
-			t.Errorf("%q: got %v %v %v, want other output", line, st, f, err)
-		}
-	}
-	for _, line := range []string{`dst-hunt {"execs":`, `dst-hunt-failure not json`, `dst-hunt {"execs":"many"}`} {
-		if _, _, err := parseHuntLine([]byte(line)); err == nil {
-			t.Errorf("%q: no error", line)
-		}
-	}
-}
-
 // fakeRand returns its values in turn, each modulo n.
 type fakeRand struct {
 	vals []int

@@ -1,0 +1,88 @@
+// Package huntwire is the line protocol between a test binary that hunts
+// (package sched, run with -dst.hunt) and dstreplay hunt, which starts the
+// binaries as workers and reads their standard output: each protocol line
+// is a prefix and one JSON object. Other lines are the test's own output.
+package huntwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/dstgo/dst/fuzzloop"
+)
+
+// The prefixes of the two kinds of line, with the space that follows them.
+const (
+	StatusPrefix  = "dst-hunt "
+	FailurePrefix = "dst-hunt-failure "
+)
+
+// Status is a worker's progress, printed once a second and once more,
+// Final, when its hunt ends. Execs, Failures and New count from the start
+// of the process; Corpus and Cover are current sizes.
+type Status struct {
+	Test     string `json:"test"`
+	Worker   int    `json:"worker"`
+	Execs    int64  `json:"execs"`
+	Corpus   int    `json:"corpus"`
+	Cover    int    `json:"cover"`
+	Failures int    `json:"failures"`
+	New      int64  `json:"new"`
+	Final    bool   `json:"final"`
+}
+
+// Failure is a distinct failure that a worker found, shrank and saved: its
+// trace and its entropy input, and the size of its schedule before and
+// after shrinking.
+type Failure struct {
+	Test    string        `json:"test"`
+	Worker  int           `json:"worker"`
+	Kind    string        `json:"kind"`
+	Message string        `json:"message"`
+	Trace   string        `json:"trace"`
+	Entropy string        `json:"entropy"`
+	Before  fuzzloop.Size `json:"before"`
+	After   fuzzloop.Size `json:"after"`
+}
+
+// Print writes v (a Status or a Failure) to w as one protocol line.
+func Print(w io.Writer, v any) error {
+	prefix := StatusPrefix
+	switch v.(type) {
+	case Status, *Status:
+	case Failure, *Failure:
+		prefix = FailurePrefix
+	default:
+		return fmt.Errorf("huntwire: cannot print a %T", v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s%s\n", prefix, b)
+	return err
+}
+
+// Parse reads one line of a worker's output: a status, a failure, or (both
+// nil) other output. A line with a prefix but no valid object after it is
+// an error.
+func Parse(line []byte) (*Status, *Failure, error) {
+	line = bytes.TrimRight(line, "\r\n")
+	switch {
+	case bytes.HasPrefix(line, []byte(StatusPrefix)):
+		var st Status
+		if err := json.Unmarshal(line[len(StatusPrefix):], &st); err != nil {
+			return nil, nil, fmt.Errorf("bad status line: %v", err)
+		}
+		return &st, nil, nil
+	case bytes.HasPrefix(line, []byte(FailurePrefix)):
+		var f Failure
+		if err := json.Unmarshal(line[len(FailurePrefix):], &f); err != nil {
+			return nil, nil, fmt.Errorf("bad failure line: %v", err)
+		}
+		return nil, &f, nil
+	}
+	return nil, nil, nil
+}
