@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/fuzzloop"
-	"github.com/dstgo/dst/internal/huntwire"
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/internal/huntwire"
 	"github.com/dstgo/dst/trace"
 )
 
