@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/atomicfile"
 )
 
 // Input is a schedule to run: a strategy and the entropy it replays.
@@ -126,35 +127,5 @@ func WriteFileAtomic(path string, b []byte) error { return writeAtomic(path, b, 
 // writeAtomic writes b to path through a temporary file renamed over it;
 // durable, it also syncs the file and the directory to the disk.
 func writeAtomic(path string, b []byte, durable bool) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if !durable {
-		return nil
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteBytes(path, durable, b)
 }

@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/atomicfile"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -156,32 +158,11 @@ func outcomeOf(res *Result) *trace.Outcome {
 	return o
 }
 
-// writeTrace saves res's trace as file (atomically: a temporary file in the
-// same directory, renamed).
+// writeTrace saves res's trace as file, atomically and durably.
 func writeTrace(file string, h *trace.Header, res *Result) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*.trace")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if err := trace.Write(tmp, h, res.Trace, outcomeOf(res)); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
+	return atomicfile.Write(file, true, func(w io.Writer) error {
+		return trace.Write(w, h, res.Trace, outcomeOf(res))
+	})
 }
 
 // Replay re-executes body from the trace file at path: the decisions come

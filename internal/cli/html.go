@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dstgo/dst/internal/atomicfile"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -62,7 +62,7 @@ func runHTML(e *env, args []string) int {
 	}
 	defer r.Close()
 	tl, readErr := buildTimeline(r)
-	if err := writeFileAtomic(dst, func(w io.Writer) error { return writeTimelinePage(w, tl) }); err != nil {
+	if err := atomicfile.Write(dst, false, func(w io.Writer) error { return writeTimelinePage(w, tl) }); err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay html: %v\n", err)
 		return ExitUsage
 	}
@@ -477,33 +477,4 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
-}
-
-// writeFileAtomic writes a file through write: to a temporary file in the
-// same directory, renamed into place once complete, so a reader never sees
-// half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*"+filepath.Ext(path))
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	bw := bufio.NewWriter(tmp)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
