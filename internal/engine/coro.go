@@ -30,7 +30,10 @@ import (
 //
 // Ends. When a managed goroutine returns, the runtime resumes whichever
 // goroutine sits in its own object, which passes the turn on to the run's
-// current goroutine (resume loops until it is the current one itself). When
+// current goroutine (handoff, and the home's resume, loop until the
+// goroutine that gets the turn is the current one). If that is the home, the
+// goroutine claims the home's slot before it returns, as any switch into
+// the home's place does (claimHome). When
 // it ends with runtime.Goexit (t.FailNow, an unwinding), iter.Pull would
 // raise the Goexit again in the goroutine it resumes if that one called
 // next. So such a goroutine first puts a short-lived stand-in goroutine in
