@@ -144,14 +144,8 @@ func (r *Run) handoff(from *G) {
 			c.inNext = true
 			c.next()
 		}
-		if r.homeSwitching {
-			r.homeSwitching = false
-			r.homeState.Store(homeParked)
-		}
-		if e := r.exiting; e != nil {
-			r.exiting = nil
-			semrelease(&e.sema, false, 0)
-		}
+		r.switched()
+		r.releaseExiting()
 		if r.cur == from {
 			break
 		}
@@ -177,12 +171,19 @@ func (r *Run) homeResumed() bool {
 		close(r.rescued)
 		return true
 	}
+	r.releaseExiting()
+	return false
+}
+
+// releaseExiting lets a goroutine ending with Goexit go once its stand-in
+// is in place (see leave): the stand-in's switch gave the caller the turn.
+//
+//go:norace
+func (r *Run) releaseExiting() {
 	if e := r.exiting; e != nil {
-		// A goroutine ending with Goexit has its stand-in in place.
 		r.exiting = nil
 		semrelease(&e.sema, false, 0)
 	}
-	return false
 }
 
 // switched is called by a goroutine that has just got the turn: if the
