@@ -244,7 +244,7 @@ func (r *Run) unwind() (rescued bool) {
 		if !r.unwinding.Load() {
 			r.unwinding.Store(true)
 			if r.cfg.Watchdog <= 0 {
-				watchUnwinding()
+				startWatchdog()
 			}
 		}
 		g.tear = tearExit

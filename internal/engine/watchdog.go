@@ -27,16 +27,16 @@ func watch(r *Run) {
 	if r.cfg.Watchdog <= 0 {
 		return
 	}
-	watchUnwinding()
+	startWatchdog()
 }
 
 // unwindLimit is how long a deferred call may block an unwinding outside the
 // scheduler when the run has no watchdog (a variable for tests).
 var unwindLimit = 10 * time.Second
 
-// watchUnwinding makes sure the watchdog runs: for a run without one, it
-// watches the unwinding.
-func watchUnwinding() {
+// startWatchdog makes sure the watchdog goroutine runs (for a run without a
+// watchdog of its own, to watch its unwinding).
+func startWatchdog() {
 	watchdog.mu.Lock()
 	defer watchdog.mu.Unlock()
 	watchdog.busy = true
