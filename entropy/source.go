@@ -15,11 +15,10 @@ const defaultStopLimit = 1024
 // callers. It may, however, be used by several goroutines in turn with no
 // happens-before edge between them (under -race the scheduler hands control
 // over through runtime semaphores, which the race detector does not see).
-// That is why
-// every function touching Source state is marked //go:norace and why draws
-// use only slices and plain fields: no Go maps, no copy or append(x, y...)
-// builtins (the runtime checks those for races even in norace functions), no
-// atomics or locks.
+// That is why every function touching Source state is marked //go:norace
+// and why draws use only slices and plain fields: no Go maps, no copy or
+// append(x, y...) builtins (the runtime checks those for races even in
+// norace functions), no atomics or locks.
 type Source struct {
 	rec       Recording
 	rng       rng

@@ -115,17 +115,11 @@ func WriteInput(dir string, in Input) (string, error) {
 		return "", err
 	}
 	path := filepath.Join(dir, in.name())
-	return path, writeAtomic(path, b, false)
+	return path, atomicfile.WriteBytes(path, false, b)
 }
 
 // WriteFileAtomic writes b to path so that a reader, or a crash at any
 // moment, sees either the old file or the whole new one: it writes a
 // temporary file in the same directory, syncs it, renames it over path
 // and syncs the directory.
-func WriteFileAtomic(path string, b []byte) error { return writeAtomic(path, b, true) }
-
-// writeAtomic writes b to path through a temporary file renamed over it;
-// durable, it also syncs the file and the directory to the disk.
-func writeAtomic(path string, b []byte, durable bool) error {
-	return atomicfile.WriteBytes(path, durable, b)
-}
+func WriteFileAtomic(path string, b []byte) error { return atomicfile.WriteBytes(path, true, b) }
