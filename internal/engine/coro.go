@@ -104,7 +104,7 @@ const (
 //
 //go:norace
 func (r *Run) resume() bool {
-	h := r.home
+	h := &r.home
 	for {
 		c := r.cur.slot
 		h.slot = c
@@ -220,7 +220,6 @@ func (g *G) stand() { g.own.switchThrough() }
 //
 //go:norace
 func (r *Run) homeRun() (rescued bool) {
-	r.home = &r.homeG
 	r.home.run = r
 	r.progress++ // the watchdog measures from here
 	if r.resume() {
@@ -265,7 +264,7 @@ func (r *Run) unwind() (rescued bool) {
 //go:norace
 func (r *Run) handHome() {
 	r.claimHome()
-	r.cur = r.home
+	r.cur = &r.home
 }
 
 // claimHome claims the home's slot for a switch into it by a goroutine of
@@ -292,7 +291,7 @@ func (r *Run) tryRescue() {
 	r.extra.Add(1)
 	r.rescuing.Store(true)
 	go func() {
-		h := r.home
+		h := &r.home
 		h.slot.switchThrough() // Execute's goroutine gets the turn, and leaves
 		// The turn came home: the goroutine that blocked has left.
 		if r.homeResumed() || r.cur != h && r.resume() {

@@ -186,8 +186,7 @@ type Run struct {
 	exitSync, endSync uint64
 
 	// Coroutine handoff (coro.go).
-	home          *G            // Execute's goroutine, or the watchdog's stand-in for it
-	homeG         G             // what home points to
+	home          G             // Execute's goroutine, or the watchdog's stand-in for it
 	exiting       *G            // a goroutine leaving with Goexit, waiting for its stand-in
 	extra         atomic.Int32  // goroutines started for the run besides managed ones
 	unwound       int           // r.gs before this index are unwound
