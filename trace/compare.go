@@ -13,7 +13,7 @@ func (b *Buffer) Events() ([]Event, error) {
 		return nil, nil
 	}
 	for _, f := range b.frames {
-		evs, err := decodeFrame(&cursor{b: f.payload()}, frameHead{first: f.first, n: int64(f.n), firstStep: f.firstStep, firstTime: f.firstTime})
+		evs, err := decodeFrame(&cursor{b: f.appendPayload(nil)}, frameHead{first: f.first, n: int64(f.n), firstStep: f.firstStep, firstTime: f.firstTime})
 		if err != nil {
 			return nil, err
 		}

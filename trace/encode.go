@@ -56,11 +56,8 @@ func (b *Buffer) Len() int64 {
 //
 //go:norace
 func (b *Buffer) Add(e *Event) {
-	b.frameFor(e.Step, e.Time).add(e)
-	b.events++
-	if b.stream != nil {
-		b.streamOut()
-	}
+	f := b.frameFor(e.Step, e.Time)
+	b.commit(f, f.add(e))
 }
 
 // AddOp appends a KindOp or KindBlock event: the common case, encoded
@@ -68,6 +65,13 @@ func (b *Buffer) Add(e *Event) {
 //
 //go:norace
 func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
+	if loc != nil || !b.put(k, step, g, t, 2, uint64(op), uint64(obj), 0) {
+		b.addOp(k, step, g, t, op, obj, loc)
+	}
+}
+
+//go:norace
+func (b *Buffer) addOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
 	f := b.frameFor(step, t)
 	hasLoc := loc != nil && loc.File != ""
 	w := f.room()
@@ -78,27 +82,40 @@ func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 	if hasLoc {
 		i += f.loc(w[i:], loc)
 	}
-	f.commit(i)
-	b.events++
-	if b.stream != nil {
-		b.streamOut()
+	b.commit(f, i)
+}
+
+// numFields is how many fields each kind has.
+var numFields = func() (n [kindMask + 1]uint8) {
+	for k, s := range specs {
+		n[k] = uint8(len(s.Fields))
+	}
+	return n
+}()
+
+// AddArgs appends an event of a kind whose fields are all numbers other
+// than an object (KindSpawn, KindExit, KindWake, KindClock, KindTimerSet,
+// KindTimerFire, KindSelect), encoded without building an Event: x and y
+// are its first and second field in the order of its spec, and are
+// ignored where it has fewer.
+//
+//go:norace
+func (b *Buffer) AddArgs(k Kind, step int64, g int32, t int64, x, y int64) {
+	if !b.put(k, step, g, t, int(numFields[k&kindMask]), zigzag(x), zigzag(y), 0) {
+		b.addArgs(k, step, g, t, x, y)
 	}
 }
 
-// AddArg appends an event of a kind whose only field is Arg (KindSpawn,
-// KindWake, KindTimerFire), encoded without building an Event.
-//
 //go:norace
-func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
+func (b *Buffer) addArgs(k Kind, step int64, g int32, t int64, x, y int64) {
 	f := b.frameFor(step, t)
 	w := f.room()
 	i := f.head(w, k, step, t, g, false)
-	i += binary.PutVarint(w[i:], arg)
-	f.commit(i)
-	b.events++
-	if b.stream != nil {
-		b.streamOut()
+	vals := [3]int64{x, y}
+	for _, v := range vals[:numFields[k&kindMask]] {
+		i += binary.PutVarint(w[i:], v)
 	}
+	b.commit(f, i)
 }
 
 // AddSwitch appends a KindSwitch event from g to goroutine to, the choice
@@ -106,18 +123,92 @@ func (b *Buffer) AddArg(k Kind, step int64, g int32, t int64, arg int64) {
 //
 //go:norace
 func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
+	if !b.put(KindSwitch, step, g, t, 3, zigzag(int64(to)), zigzag(choice), zigzag(n)) {
+		b.addSwitch(step, g, t, to, choice, n)
+	}
+}
+
+//go:norace
+func (b *Buffer) addSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
 	f := b.frameFor(step, t)
 	w := f.room()
 	i := f.head(w, KindSwitch, step, t, g, false)
 	i += binary.PutVarint(w[i:], int64(to))
 	i += binary.PutVarint(w[i:], choice)
 	i += binary.PutVarint(w[i:], n)
-	f.commit(i)
+	b.commit(f, i)
+}
+
+// commit counts an event of n bytes that the general encoding wrote into
+// f.room's space.
+//
+//go:norace
+func (b *Buffer) commit(f *frame, n int) {
+	f.commit(n)
 	b.events++
 	if b.stream != nil {
 		b.streamOut()
 	}
 }
+
+// put is the encoding of the common event, without a location, whose
+// step, time and goroutine are close to the previous event's and whose
+// fields are small: nf fields a, b, c, each already in the form its
+// varint takes (zigzag for signed ones), each below 0x80 and so one byte.
+// It writes the event with few branches that depend on the data, which
+// mispredict. It returns false, having written nothing, when the event is
+// not of that kind, or when the frame is full or short of room, or b
+// streams; the caller then encodes it the general way.
+//
+//go:norace
+func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint64) bool {
+	f := b.cur
+	if f == nil || b.stream != nil {
+		return false
+	}
+	n := len(f.buf)
+	ds := uint64(step - f.prevStep)
+	dt := uint64(t - f.prevTime)
+	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.n == FrameEvents || cap(f.buf)-n < 8 {
+		return false
+	}
+	w := (*[8]byte)(f.buf[n : n+8])
+	sameG := g == f.prevG
+	h := byte(k)
+	if ds == 0 {
+		h |= flagStep
+	}
+	if dt == 0 {
+		h |= flagTime
+	}
+	if sameG {
+		h |= flagSameG
+	}
+	w[0] = h
+	i := 1
+	w[i&7] = byte(ds)
+	i += nonzero(ds)
+	w[i&7] = byte(dt)
+	i += nonzero(dt)
+	w[i&7] = byte(g)
+	if !sameG {
+		i++
+	}
+	w[i&7] = byte(x)
+	w[(i+1)&7] = byte(y)
+	w[(i+2)&7] = byte(z)
+	f.buf = f.buf[:n+i+nf]
+	f.prevStep, f.prevTime, f.prevG = step, t, g
+	f.n++
+	b.events++
+	return true
+}
+
+// nonzero is 1 if v is not 0, else 0, without a branch.
+func nonzero(v uint64) int { return int((v | -v) >> 63) }
+
+// zigzag is v in the form binary.PutVarint writes as an unsigned varint.
+func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 //go:norace
 func (b *Buffer) frameFor(step, t int64) *frame {
@@ -204,8 +295,10 @@ func (f *frame) loc(w []byte, l *Location) int {
 	return i + binary.PutUvarint(w[i:], uint64(l.Line))
 }
 
+// add writes e into f.room's space and returns its length.
+//
 //go:norace
-func (f *frame) add(e *Event) {
+func (f *frame) add(e *Event) int {
 	w := f.room()
 	i := f.head(w, e.Kind, e.Step, e.Time, e.G, e.Loc.File != "")
 	for _, fd := range SpecOf(e.Kind).Fields {
@@ -230,7 +323,7 @@ func (f *frame) add(e *Event) {
 	if e.Loc.File != "" {
 		i += f.loc(w[i:], &e.Loc)
 	}
-	f.commit(i)
+	return i
 }
 
 // intern returns s's index in the frame's string table, adding it.
@@ -281,10 +374,9 @@ func hash(s string) uint64 {
 	return h
 }
 
-// payload is the frame's uncompressed encoding: its string table, then its
-// events.
-func (f *frame) payload() []byte {
-	var p []byte
+// appendPayload appends the frame's uncompressed encoding to p: its string
+// table, then its events.
+func (f *frame) appendPayload(p []byte) []byte {
 	p = binary.AppendUvarint(p, uint64(len(f.strs)))
 	for _, s := range f.strs {
 		p = binary.AppendUvarint(p, uint64(len(s)))

@@ -57,6 +57,22 @@ func checkRoundTrip(t *testing.T, rng *rand.Rand, evs []trace.Event, h *trace.He
 	}
 	data := out.Bytes()
 
+	// The Add methods for particular kinds, the engine's, write the same
+	// bytes as Add.
+	var direct trace.Buffer
+	for i := range evs {
+		addDirect(&direct, &evs[i])
+	}
+	var out3 bytes.Buffer
+	if err := trace.Write(&out3, h, &direct, o); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out3.Bytes(), data) {
+		got, err := direct.Events()
+		t.Errorf("n=%d: AddOp, AddArgs and AddSwitch wrote %d bytes, Add %d bytes, not the same (%v): %v",
+			n, out3.Len(), len(data), err, firstDiff(got, evs))
+	}
+
 	// Buffer.Events still holds after Write, and the streaming Writer
 	// writes the same bytes.
 	if got, err := b.Events(); err != nil || !eventsEqual(got, evs) {
@@ -248,4 +264,38 @@ func TestWriterNoEvents(t *testing.T) {
 	if evs, err := nb.Events(); evs != nil || err != nil {
 		t.Errorf("nil Buffer Events = %v, %v", evs, err)
 	}
+}
+
+// addDirect adds e to b with the Add method for its kind, if it has one.
+func addDirect(b *trace.Buffer, e *trace.Event) {
+	switch e.Kind {
+	case trace.KindOp, trace.KindBlock:
+		var loc *trace.Location
+		if e.Loc.File != "" || e.Loc.Func != "" || e.Loc.Line != 0 {
+			loc = &e.Loc
+		}
+		b.AddOp(e.Kind, e.Step, e.G, e.Time, e.Op, e.Obj, loc)
+		return
+	case trace.KindSwitch:
+		if e.Loc == (trace.Location{}) && int64(int32(e.Arg)) == e.Arg {
+			b.AddSwitch(e.Step, e.G, e.Time, int32(e.Arg), e.Choice, e.N)
+			return
+		}
+	case trace.KindSpawn, trace.KindExit, trace.KindWake, trace.KindClock, trace.KindTimerFire:
+		if e.Loc == (trace.Location{}) {
+			b.AddArgs(e.Kind, e.Step, e.G, e.Time, e.Arg, 0)
+			return
+		}
+	case trace.KindTimerSet:
+		if e.Loc == (trace.Location{}) {
+			b.AddArgs(e.Kind, e.Step, e.G, e.Time, e.Arg, e.Dur)
+			return
+		}
+	case trace.KindSelect:
+		if e.Loc == (trace.Location{}) {
+			b.AddArgs(e.Kind, e.Step, e.G, e.Time, e.Arg, e.N)
+			return
+		}
+	}
+	b.Add(e)
 }

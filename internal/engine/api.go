@@ -102,9 +102,7 @@ func (g *G) Log(s string) {
 func (g *G) TraceSelect(chosen, n int) {
 	r := g.run
 	if r.tr != nil {
-		e := r.event(trace.KindSelect, g)
-		e.Arg, e.N = int64(chosen), int64(n)
-		r.record(e)
+		r.tr.AddArgs(trace.KindSelect, int64(r.steps), int32(g.ID), int64(r.now), int64(chosen), int64(n))
 	}
 }
 

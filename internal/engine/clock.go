@@ -103,9 +103,7 @@ func (t *Timer) Arm(d time.Duration) bool {
 	t.when, t.seq = r.now+d, r.timerSeq
 	r.pushTimer(t)
 	if r.tr != nil {
-		e := r.event(trace.KindTimerSet, r.waker())
-		e.Arg, e.Dur = t.id, int64(d)
-		r.record(e)
+		r.tr.AddArgs(trace.KindTimerSet, int64(r.steps), gid(r.waker()), int64(r.now), t.id, int64(d))
 	}
 	return was
 }
@@ -258,7 +256,7 @@ func (r *Run) fireDue() {
 			due = due[:len(due)-1]
 			now := r.cfg.Start.Add(t.when)
 			if r.tr != nil {
-				r.tr.AddArg(trace.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id)
+				r.tr.AddArgs(trace.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id, 0)
 			}
 			if t.period > 0 {
 				t.when += t.period
@@ -310,7 +308,7 @@ func (r *Run) advance() bool {
 		r.now = next
 	}
 	if r.tr != nil {
-		r.record(r.event(trace.KindClock, nil))
+		r.tr.AddArgs(trace.KindClock, int64(r.steps), 0, int64(r.now), 0, 0)
 	}
 	r.fireDue()
 	return true

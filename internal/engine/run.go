@@ -307,7 +307,7 @@ func (r *Run) newG(parent *G) *G {
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
 	if r.tr != nil {
-		r.tr.AddArg(trace.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID))
+		r.tr.AddArgs(trace.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID), 0)
 	}
 	return g
 }
@@ -496,7 +496,7 @@ func (r *Run) wake(g *G) {
 	g.state = gRunnable
 	r.idleAdvances = 0
 	if r.tr != nil {
-		r.tr.AddArg(trace.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID))
+		r.tr.AddArgs(trace.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID), 0)
 	}
 	i := len(r.runnable)
 	r.runnable = append(r.runnable, g)
@@ -712,7 +712,7 @@ func (r *Run) recordExit(g *G, p any) {
 		e.Text = fmt.Sprint(p)
 		r.record(e)
 	}
-	r.record(r.event(trace.KindExit, g))
+	r.tr.AddArgs(trace.KindExit, int64(r.steps), gid(g), int64(r.now), 0, 0)
 }
 
 // exitFailed ends the run for g, which exits with panic p (and its stack),
