@@ -173,27 +173,17 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 		return false
 	}
 	w := (*[8]byte)(f.buf[n : n+8])
-	sameG := g == f.prevG
-	h := byte(k)
-	if ds == 0 {
-		h |= flagStep
-	}
-	if dt == 0 {
-		h |= flagTime
-	}
-	if sameG {
-		h |= flagSameG
-	}
-	w[0] = h
+	// Each of these is 1 where the event differs from the previous one,
+	// and the header's flag says where it does not.
+	nds, ndt, ndg := nonzero(ds), nonzero(dt), nonzero(uint64(uint32(g^f.prevG)))
+	w[0] = byte(k) | byte(nds^1)<<4 | byte(ndt^1)<<5 | byte(ndg^1)<<6
 	i := 1
 	w[i&7] = byte(ds)
-	i += nonzero(ds)
+	i += nds
 	w[i&7] = byte(dt)
-	i += nonzero(dt)
+	i += ndt
 	w[i&7] = byte(g)
-	if !sameG {
-		i++
-	}
+	i += ndg
 	w[i&7] = byte(x)
 	w[(i+1)&7] = byte(y)
 	w[(i+2)&7] = byte(z)
