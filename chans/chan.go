@@ -54,21 +54,14 @@ type waiter[T any] struct {
 	done   bool
 }
 
-// selection is what the waiters of one blocked select share: once one of
-// its cases completes, the others are stale.
-type selection struct {
-	done  bool
-	fired int
-}
-
 //go:norace
 func (w *waiter[T]) stale() bool { return w.sel != nil && w.sel.done }
 
 //go:norace
 func (w *waiter[T]) complete() {
 	w.done = true
-	if w.sel != nil {
-		w.sel.done, w.sel.fired = true, w.index
+	if s := w.sel; s != nil {
+		s.done, s.fired, s.ok, s.closed = true, w.index, w.ok, w.closed
 	}
 	w.g.Unblock()
 }
@@ -460,12 +453,7 @@ func (c *Chan[T]) putSend(v T) {
 //go:norace
 func (w *waiter[T]) deliver(v T, ok bool) {
 	w.val, w.ok = v, ok
-	if w.dst != nil {
-		*w.dst = v
-	}
-	if w.okDst != nil {
-		*w.okDst = ok
-	}
+	store(w.dst, w.okDst, v, ok)
 }
 
 //go:norace

@@ -3,42 +3,63 @@ package chans
 import (
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 )
 
 // Case is one case of a Select: make it with Chan.CaseRecv, Chan.CaseRecvOK,
-// Chan.CaseSend or Default.
-type Case interface {
-	checkNative()
+// Chan.CaseSend or Default. It is a small value: making one allocates
+// nothing, except CaseSend, which keeps a copy of the value to send.
+type Case struct {
+	ch   caseChan       // the channel, possibly a nil *Chan; nil for Default
+	dst  unsafe.Pointer // receive: the *T the value goes to, or nil
+	ok   *bool          // receive: where whether it came from a send goes
+	val  unsafe.Pointer // send: the *T holding the value
+	send bool
+}
+
+// caseChan is a channel's side of a select case, implemented by *Chan[T].
+// Its methods take the Case by value, so that the cases of a Select stay
+// where the caller put them (on its stack, usually).
+type caseChan interface {
+	caseNil() bool
+	checkNative(op engine.Op)
 	checkRun(g *engine.G)
-	isNil() bool
-	isManaged() bool
-	ready() bool
-	commit()
-	enqueue(g *engine.G, s *selection, index int)
-	nativeCase() reflect.SelectCase
-	afterNative(v reflect.Value, ok bool)
-	obj() *engine.Obj
+	caseManaged() bool
+	caseObj() *engine.Obj
+	caseReady(k Case) bool
+	caseCommit(k Case)
+	caseEnqueue(k Case, g *engine.G, s *selection, index int)
+	caseFinish(k Case, s *selection)
+	caseNative(k Case) reflect.SelectCase
+	caseAfterNative(k Case, v reflect.Value, ok bool)
 }
 
 // CaseRecv is a receive case: when it fires, the value received is stored
 // in *dst (dst may be nil to discard it).
-func (c *Chan[T]) CaseRecv(dst *T) Case { return &recvCase[T]{c: c, dst: dst} }
+func (c *Chan[T]) CaseRecv(dst *T) Case { return Case{ch: c, dst: unsafe.Pointer(dst)} }
 
 // CaseRecvOK is a receive case that also stores in *ok whether the value
 // came from a send (false: the channel is closed and drained).
 func (c *Chan[T]) CaseRecvOK(dst *T, ok *bool) Case {
-	return &recvCase[T]{c: c, dst: dst, okDst: ok}
+	return Case{ch: c, dst: unsafe.Pointer(dst), ok: ok}
 }
 
 // CaseSend is a send case of v.
-func (c *Chan[T]) CaseSend(v T) Case { return &sendCase[T]{c: c, v: v} }
+func (c *Chan[T]) CaseSend(v T) Case {
+	p := new(T)
+	*p = v
+	return Case{ch: c, val: unsafe.Pointer(p), send: true}
+}
 
 // Default is the default case: Select returns its index at once when no
-// other case is ready.
-func Default() Case { return defaultCase{} }
+// other case is ready. It is the zero Case.
+func Default() Case { return Case{} }
+
+func (k Case) isDefault() bool { return k.ch == nil }
+func (k Case) isNil() bool     { return k.ch != nil && k.ch.caseNil() }
 
 // Select waits until one of its cases can proceed, performs it, and returns
 // its index, as Go's select statement does: when several cases are ready it
@@ -60,19 +81,21 @@ func Default() Case { return defaultCase{} }
 func Select(cases ...Case) int {
 	g := engine.Current()
 	if g == nil {
-		for _, c := range cases {
-			c.checkNative()
+		for _, k := range cases {
+			if !k.isDefault() {
+				k.ch.checkNative(engine.OpSelect)
+			}
 		}
 		return selectNative(cases)
 	}
-	for _, c := range cases {
-		if c.isNil() {
+	for _, k := range cases {
+		if k.isDefault() || k.isNil() {
 			continue
 		}
-		if !c.isManaged() {
+		if !k.ch.caseManaged() {
 			g.Misuse("chans: Select on a channel made outside the run; make channels inside the test body")
 		}
-		c.checkRun(g)
+		k.ch.checkRun(g)
 	}
 	return selectRun(g, cases)
 }
@@ -82,20 +105,21 @@ var keySelect = entropy.KeyOf("chans.select")
 //go:norace
 func selectRun(g *engine.G, cases []Case) int {
 	var first *engine.Obj // the first channel, for the scheduling point's report
-	for _, c := range cases {
-		if o := c.obj(); o != nil {
-			first = o
+	for _, k := range cases {
+		if !k.isDefault() && !k.isNil() {
+			first = k.ch.caseObj()
 			break
 		}
 	}
 	g.Point(engine.OpSelect, first)
 	def := -1
-	var ready []int
-	for i, c := range cases {
+	var buf [8]int
+	ready := buf[:0]
+	for i, k := range cases {
 		switch {
-		case isDefault(c):
+		case k.isDefault():
 			def = i
-		case !c.isNil() && c.ready():
+		case !k.isNil() && k.ch.caseReady(k):
 			ready = append(ready, i)
 		}
 	}
@@ -105,48 +129,72 @@ func selectRun(g *engine.G, cases []Case) int {
 			i = ready[g.Source().At(keySelect).Choice(len(ready))]
 		}
 		g.TraceSelect(i, len(ready))
-		cases[i].commit()
+		cases[i].ch.caseCommit(cases[i])
 		return i
 	}
 	if def >= 0 {
 		return def
 	}
-	s := &selection{}
-	for i, c := range cases {
-		if !c.isNil() && !isDefault(c) {
-			c.enqueue(g, s, i)
+	s := newSelection(cases)
+	for i, k := range cases {
+		if !k.isDefault() && !k.isNil() {
+			k.ch.caseEnqueue(k, g, s, i)
 		}
 	}
-	g.Block(engine.OpSelect, waitingOn(cases))
+	g.Block(engine.OpSelect, &s.obj)
 	// Another goroutine completed case s.fired and marked the others stale;
 	// they are dropped from their queues as they are met.
 	g.TraceSelect(s.fired, 0) // 0 ready: it waited, and another goroutine chose
-	cases[s.fired].(afterBlock).finish()
+	cases[s.fired].ch.caseFinish(cases[s.fired], s)
 	return s.fired
 }
 
-// waitingOn names, for reports, what a blocked select waits on:
-// "select {recv chan int#3, send chan string#4}".
-//
-//go:norace
-func waitingOn(cases []Case) *engine.Obj {
-	return engine.LazyObj(func() string { return selectLabel(cases) }, engine.KindChan)
+// selection is what the waiters of one blocked select share: once one of
+// its cases completes, the others are stale. It is also what reports say
+// the select waits on: "select {recv chan int#3, send chan string#4}".
+type selection struct {
+	done   bool
+	fired  int
+	ok     bool // the fired receive got a value from a send
+	closed bool // the fired send was woken by close
+	obj    engine.Obj
+	chans  []*engine.Obj // each case's channel (nil: none), for the label
+	sends  []bool
+	room   [4]*engine.Obj
+	sroom  [4]bool
 }
 
 //go:norace
-func selectLabel(cases []Case) string {
+func newSelection(cases []Case) *selection {
+	s := &selection{}
+	s.obj = engine.LazyObj(s, engine.KindChan)
+	s.chans, s.sends = s.room[:0], s.sroom[:0]
+	for _, k := range cases {
+		var o *engine.Obj
+		if !k.isDefault() && !k.isNil() {
+			o = k.ch.caseObj()
+		}
+		s.chans = append(s.chans, o)
+		s.sends = append(s.sends, k.send)
+	}
+	return s
+}
+
+// Label names what the select waits on, for reports.
+//
+//go:norace
+func (s *selection) Label() string {
 	var b strings.Builder
 	b.WriteString("select {")
 	n := 0
-	for _, c := range cases {
-		o := c.obj()
+	for i, o := range s.chans {
 		if o == nil {
 			continue
 		}
 		if n > 0 {
 			b.WriteString(", ")
 		}
-		if _, send := c.(interface{ isSend() }); send {
+		if s.sends[i] {
 			b.WriteString("send ")
 		} else {
 			b.WriteString("recv ")
@@ -161,163 +209,113 @@ func selectLabel(cases []Case) string {
 	return b.String()
 }
 
-func isDefault(c Case) bool {
-	_, ok := c.(defaultCase)
-	return ok
-}
-
-// afterBlock is implemented by cases that have work to do in the selecting
-// goroutine once it wakes (a send woken by close panics).
-type afterBlock interface{ finish() }
-
 func selectNative(cases []Case) int {
 	sc := make([]reflect.SelectCase, len(cases))
-	for i, c := range cases {
-		sc[i] = c.nativeCase()
+	for i, k := range cases {
+		if k.isDefault() {
+			sc[i] = reflect.SelectCase{Dir: reflect.SelectDefault}
+			continue
+		}
+		sc[i] = k.ch.caseNative(k)
 	}
 	i, v, ok := reflect.Select(sc)
-	cases[i].afterNative(v, ok)
+	if k := cases[i]; !k.isDefault() {
+		k.ch.caseAfterNative(k, v, ok)
+	}
 	return i
 }
 
-type recvCase[T any] struct {
-	c     *Chan[T]
-	dst   *T
-	okDst *bool
-	w     *waiter[T]
-}
+// The channel's side of a case.
 
-func (r *recvCase[T]) isNil() bool          { return r.c == nil }
-func (r *recvCase[T]) checkNative()         { r.c.checkNative(engine.OpSelect) }
-func (r *recvCase[T]) checkRun(g *engine.G) { r.c.checkRun(g) }
-func (r *recvCase[T]) isManaged() bool      { return r.c != nil && r.c.managed }
+func (c *Chan[T]) caseNil() bool     { return c == nil }
+func (c *Chan[T]) caseManaged() bool { return c != nil && c.managed }
 
 //go:norace
-func (r *recvCase[T]) obj() *engine.Obj {
-	if r.c == nil {
-		return nil
+func (c *Chan[T]) caseObj() *engine.Obj { return &c.obj }
+
+//go:norace
+func (c *Chan[T]) caseReady(k Case) bool {
+	if k.send {
+		return !c.timer && c.canSend()
 	}
-	return &r.c.obj
+	return c.canRecv()
 }
 
 //go:norace
-func (r *recvCase[T]) ready() bool { return r.c.canRecv() }
-
-//go:norace
-func (r *recvCase[T]) commit() {
-	v, ok := r.c.takeRecv()
-	r.store(v, ok)
-}
-
-//go:norace
-func (r *recvCase[T]) store(v T, ok bool) {
-	if r.dst != nil {
-		*r.dst = v
+func (c *Chan[T]) caseCommit(k Case) {
+	if k.send {
+		c.putSend(*(*T)(k.val))
+		return
 	}
-	if r.okDst != nil {
-		*r.okDst = ok
+	v, ok := c.takeRecv()
+	store((*T)(k.dst), k.ok, v, ok)
+}
+
+// store puts what a receive case got where the case says.
+func store[T any](dst *T, okDst *bool, v T, ok bool) {
+	if dst != nil {
+		*dst = v
+	}
+	if okDst != nil {
+		*okDst = ok
 	}
 }
 
 //go:norace
-func (r *recvCase[T]) enqueue(g *engine.G, s *selection, i int) {
-	r.w = &waiter[T]{g: g, sel: s, index: i, dst: r.dst, okDst: r.okDst}
-	r.c.recvq.push(r.w)
-	engine.RaceReleaseMerge(unsafePointer(&r.c.raceHand))
+func (c *Chan[T]) caseEnqueue(k Case, g *engine.G, s *selection, i int) {
+	w := &waiter[T]{g: g, sel: s, index: i}
+	if k.send {
+		if c.timer {
+			g.Misuse("chans: send on a timer's channel, which is receive-only")
+		}
+		w.val = *(*T)(k.val)
+		c.sendq.push(w)
+	} else {
+		w.dst, w.okDst = (*T)(k.dst), k.ok
+		c.recvq.push(w)
+	}
+	engine.RaceReleaseMerge(unsafePointer(&c.raceHand))
 }
 
+// caseFinish is the selecting goroutine's part once the fired case was
+// completed by another goroutine.
+//
 //go:norace
-func (r *recvCase[T]) finish() {
-	engine.RaceAcquire(unsafePointer(&r.c.raceHand))
-	if !r.w.ok {
-		engine.RaceAcquire(unsafePointer(&r.c.raceClose))
+func (c *Chan[T]) caseFinish(k Case, s *selection) {
+	engine.RaceAcquire(unsafePointer(&c.raceHand))
+	switch {
+	case k.send && s.closed:
+		panic(plainError("send on closed channel"))
+	case !k.send && !s.ok:
+		engine.RaceAcquire(unsafePointer(&c.raceClose))
 	}
 }
 
-func (r *recvCase[T]) nativeCase() reflect.SelectCase {
+func (c *Chan[T]) caseNative(k Case) reflect.SelectCase {
+	if k.send {
+		sc := reflect.SelectCase{Dir: reflect.SelectSend, Send: reflect.ValueOf((*T)(k.val)).Elem()}
+		if c != nil {
+			if c.native == nil && c.recv != nil {
+				panic("chans: send on a receive-only channel")
+			}
+			sc.Chan = reflect.ValueOf(c.native)
+		}
+		return sc
+	}
 	sc := reflect.SelectCase{Dir: reflect.SelectRecv}
-	if r.c != nil {
-		sc.Chan = reflect.ValueOf(r.c.src())
+	if c != nil {
+		sc.Chan = reflect.ValueOf(c.src())
 	}
 	return sc
 }
 
-func (r *recvCase[T]) afterNative(v reflect.Value, ok bool) {
+func (c *Chan[T]) caseAfterNative(k Case, v reflect.Value, ok bool) {
+	if k.send {
+		return
+	}
 	var t T
 	if ok {
 		t = v.Interface().(T)
 	}
-	r.store(t, ok)
+	store((*T)(k.dst), k.ok, t, ok)
 }
-
-type sendCase[T any] struct {
-	c *Chan[T]
-	v T
-	w *waiter[T]
-}
-
-func (s *sendCase[T]) isNil() bool          { return s.c == nil }
-func (s *sendCase[T]) checkNative()         { s.c.checkNative(engine.OpSelect) }
-func (s *sendCase[T]) checkRun(g *engine.G) { s.c.checkRun(g) }
-func (s *sendCase[T]) isSend()              {}
-func (s *sendCase[T]) isManaged() bool      { return s.c != nil && s.c.managed }
-
-//go:norace
-func (s *sendCase[T]) obj() *engine.Obj {
-	if s.c == nil {
-		return nil
-	}
-	return &s.c.obj
-}
-
-//go:norace
-func (s *sendCase[T]) ready() bool { return !s.c.timer && s.c.canSend() }
-
-//go:norace
-func (s *sendCase[T]) commit() { s.c.putSend(s.v) }
-
-//go:norace
-func (s *sendCase[T]) enqueue(g *engine.G, sel *selection, i int) {
-	if s.c.timer {
-		g.Misuse("chans: send on a timer's channel, which is receive-only")
-	}
-	s.w = &waiter[T]{g: g, sel: sel, index: i, val: s.v}
-	s.c.sendq.push(s.w)
-	engine.RaceReleaseMerge(unsafePointer(&s.c.raceHand))
-}
-
-//go:norace
-func (s *sendCase[T]) finish() {
-	engine.RaceAcquire(unsafePointer(&s.c.raceHand))
-	if s.w.closed {
-		panic(plainError("send on closed channel"))
-	}
-}
-
-func (s *sendCase[T]) nativeCase() reflect.SelectCase {
-	sc := reflect.SelectCase{Dir: reflect.SelectSend, Send: reflect.ValueOf(&s.v).Elem()}
-	if s.c != nil {
-		if s.c.native == nil && s.c.recv != nil {
-			panic("chans: send on a receive-only channel")
-		}
-		sc.Chan = reflect.ValueOf(s.c.native)
-	}
-	return sc
-}
-
-func (s *sendCase[T]) afterNative(reflect.Value, bool) {}
-
-type defaultCase struct{}
-
-func (defaultCase) checkNative()                       {}
-func (defaultCase) checkRun(*engine.G)                 {}
-func (defaultCase) isNil() bool                        { return false }
-func (defaultCase) isManaged() bool                    { return true }
-func (defaultCase) ready() bool                        { return false }
-func (defaultCase) commit()                            {}
-func (defaultCase) enqueue(*engine.G, *selection, int) {}
-func (defaultCase) nativeCase() reflect.SelectCase {
-	return reflect.SelectCase{Dir: reflect.SelectDefault}
-}
-func (defaultCase) afterNative(reflect.Value, bool) {}
-func (defaultCase) obj() *engine.Obj                { return nil }

@@ -135,3 +135,31 @@ func TestSelectSendAndRecvOnlyOneFires(t *testing.T) {
 		}
 	})
 }
+
+// TestSelectReadyAllocatesNothing checks that a select whose case is ready
+// allocates nothing under the scheduler, as Go's select does not: cases are
+// values, and the ready list lives on the stack. A blocked select allocates
+// its selection and one waiter per case.
+func TestSelectReadyAllocatesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures allocations")
+	}
+	var allocs float64
+	_, err := sched.Run(sched.Options{Seed: 1}, func(st *sched.T) {
+		ch, other := chans.Make[int](1), chans.Make[string](0)
+		var v int
+		var s string
+		allocs = testing.AllocsPerRun(200, func() {
+			ch.Send(7)
+			if chans.Select(other.CaseRecv(&s), ch.CaseRecv(&v), chans.Default()) != 1 || v != 7 {
+				st.Error("the ready case did not fire")
+			}
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs != 0 {
+		t.Errorf("a ready select allocated %.1f times per call, want 0", allocs)
+	}
+}

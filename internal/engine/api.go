@@ -183,6 +183,11 @@ func (g *G) Misuse(msg string) {
 // such as a nil channel, for reports of goroutines blocked on it.
 func NilObj(label string, k ObjKind) *Obj { return &Obj{label: label, kind: k} }
 
-// LazyObj is NilObj with a label made only when a report needs it (a select
-// blocks far more often than it is reported).
-func LazyObj(label func() string, k ObjKind) *Obj { return &Obj{lazy: label, kind: k} }
+// Labeler names an object for reports.
+type Labeler interface{ Label() string }
+
+// LazyObj is NilObj with a label that l makes only when a report needs it
+// (a select blocks far more often than it is reported). It returns the
+// object itself, so that the caller can keep it in a structure of its own
+// instead of allocating it.
+func LazyObj(l Labeler, k ObjKind) Obj { return Obj{lazy: l, kind: k} }

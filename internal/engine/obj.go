@@ -15,11 +15,11 @@ type Obj struct {
 	run    *Run
 	id     int32
 	kind   ObjKind
-	holder int32         // the goroutine holding the lock, for reports
-	heldAt *Location     // where it locked it (detail mode)
-	label  string        // names the object in reports instead of its kind ("chan int")
-	lazy   func() string // a label made only when a report asks for it
-	site   uint64        // coverage: where the run bound it (see bindSite)
+	holder int32     // the goroutine holding the lock, for reports
+	heldAt *Location // where it locked it (detail mode)
+	label  string    // names the object in reports instead of its kind ("chan int")
+	lazy   Labeler   // makes the label only when a report asks for it
+	site   uint64    // coverage: where the run bound it (see bindSite)
 }
 
 // SetLabel names o in reports, for example with a channel's element type:
@@ -112,7 +112,7 @@ func (o *Obj) String() string {
 		return ""
 	}
 	if o.lazy != nil {
-		return o.lazy()
+		return o.lazy.Label()
 	}
 	if o.label != "" && o.id == 0 {
 		return o.label // a static object, such as a nil channel
