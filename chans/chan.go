@@ -331,6 +331,26 @@ func (q *waitq[T]) push(w *waiter[T]) {
 	q.ws = append(q.ws, w)
 }
 
+// remove takes w out of q if it is there, keeping the others' order.
+//
+//go:norace
+func (q *waitq[T]) remove(w *waiter[T]) {
+	for i := q.head; i < len(q.ws); i++ {
+		if q.ws[i] != w {
+			continue
+		}
+		for j := i; j > q.head; j-- { // no copy builtin: see engine
+			q.ws[j] = q.ws[j-1]
+		}
+		q.ws[q.head] = nil
+		q.head++
+		if q.head == len(q.ws) {
+			q.ws, q.head = q.ws[:0], 0
+		}
+		return
+	}
+}
+
 // first removes and returns the oldest live waiter, dropping stale ones
 // (those of selects that completed another case), or returns nil.
 //

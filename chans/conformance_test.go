@@ -575,6 +575,33 @@ var conformanceCases = []conformance{
 		a.Send("x")
 		wg.Wait()
 	}},
+	{name: "select/a select that fired elsewhere leaves the other receivers' queue intact", body: func(t *sched.T) {
+		// r2's select waits on a among plain receivers of a, and fires on
+		// b: its waiter on a is stale, and must neither take a value nor
+		// take another receiver's place. Run several times over, so that
+		// waiters are reused.
+		for round := range 3 {
+			a, b := chans.Make[int](0), chans.Make[int](0)
+			var got [3]int
+			var wg sched.WaitGroup
+			wg.Go(func() { got[0] = a.Recv() })
+			wg.Go(func() {
+				var x, y int
+				if chans.Select(a.CaseRecv(&x), b.CaseRecv(&y)) != 1 || y != 100 {
+					t.Errorf("round %d: the select fired on a (%d) before any send on a", round, x)
+				}
+				got[1] = y
+			})
+			wg.Go(func() { got[2] = a.Recv() })
+			b.Send(100) // only the select receives from b
+			a.Send(1)
+			a.Send(2)
+			wg.Wait()
+			if got[1] != 100 || got[0]+got[2] != 3 || got[0]*got[2] != 2 {
+				t.Errorf("round %d: receivers got %v, want the select 100 and the others 1 and 2", round, got)
+			}
+		}
+	}},
 	{name: "select/nil cases never fire", body: func(t *sched.T) {
 		var n *chans.Chan[int]
 		c := chans.Make[int](1)

@@ -31,7 +31,8 @@ type caseChan interface {
 	caseObj() *engine.Obj
 	caseReady(k Case) bool
 	caseCommit(k Case)
-	caseEnqueue(k Case, g *engine.G, s *selection, index int)
+	caseEnqueue(k Case, g *engine.G, s *selection, index int) unsafe.Pointer
+	caseRelease(k Case, w unsafe.Pointer)
 	caseFinish(k Case, s *selection)
 	caseNative(k Case) reflect.SelectCase
 	caseAfterNative(k Case, v reflect.Value, ok bool)
@@ -135,18 +136,28 @@ func selectRun(g *engine.G, cases []Case) int {
 	if def >= 0 {
 		return def
 	}
-	s := newSelection(cases)
+	s := selectionOf(g, cases)
+	var wbuf [8]unsafe.Pointer
+	ws := wbuf[:0]
 	for i, k := range cases {
+		var w unsafe.Pointer
 		if !k.isDefault() && !k.isNil() {
-			k.ch.caseEnqueue(k, g, s, i)
+			w = k.ch.caseEnqueue(k, g, s, i)
 		}
+		ws = append(ws, w)
 	}
 	g.Block(engine.OpSelect, &s.obj)
-	// Another goroutine completed case s.fired and marked the others stale;
-	// they are dropped from their queues as they are met.
-	g.TraceSelect(s.fired, 0) // 0 ready: it waited, and another goroutine chose
-	cases[s.fired].ch.caseFinish(cases[s.fired], s)
-	return s.fired
+	// Another goroutine completed case s.fired and marked the others
+	// stale: they leave their queues and serve again.
+	fired := s.fired
+	g.TraceSelect(fired, 0) // 0 ready: it waited, and another goroutine chose
+	for i, w := range ws {
+		if w != nil {
+			cases[i].ch.caseRelease(cases[i], w)
+		}
+	}
+	cases[fired].ch.caseFinish(cases[fired], s)
+	return fired
 }
 
 // selection is what the waiters of one blocked select share: once one of
@@ -164,11 +175,21 @@ type selection struct {
 	sroom  [4]bool
 }
 
+// selectionOf returns g's selection, made ready for a select over cases: a
+// goroutine is in one select at a time, and keeps its selection for the
+// next.
+//
 //go:norace
-func newSelection(cases []Case) *selection {
-	s := &selection{}
-	s.obj = engine.LazyObj(s, engine.KindChan)
-	s.chans, s.sends = s.room[:0], s.sroom[:0]
+func selectionOf(g *engine.G, cases []Case) *selection {
+	s, _ := g.Scratch().(*selection)
+	if s == nil {
+		s = &selection{}
+		s.obj = engine.LazyObj(s, engine.KindChan)
+		s.chans, s.sends = s.room[:0], s.sroom[:0]
+		g.SetScratch(s)
+	}
+	s.done, s.fired, s.ok, s.closed = false, 0, false, false
+	s.chans, s.sends = s.chans[:0], s.sends[:0]
 	for _, k := range cases {
 		var o *engine.Obj
 		if !k.isDefault() && !k.isNil() {
@@ -262,12 +283,13 @@ func store[T any](dst *T, okDst *bool, v T, ok bool) {
 }
 
 //go:norace
-func (c *Chan[T]) caseEnqueue(k Case, g *engine.G, s *selection, i int) {
-	w := &waiter[T]{g: g, sel: s, index: i}
+func (c *Chan[T]) caseEnqueue(k Case, g *engine.G, s *selection, i int) unsafe.Pointer {
+	if k.send && c.timer {
+		g.Misuse("chans: send on a timer's channel, which is receive-only")
+	}
+	w := c.newWaiter(g)
+	w.sel, w.index = s, i
 	if k.send {
-		if c.timer {
-			g.Misuse("chans: send on a timer's channel, which is receive-only")
-		}
 		w.val = *(*T)(k.val)
 		c.sendq.push(w)
 	} else {
@@ -275,6 +297,20 @@ func (c *Chan[T]) caseEnqueue(k Case, g *engine.G, s *selection, i int) {
 		c.recvq.push(w)
 	}
 	engine.RaceReleaseMerge(unsafePointer(&c.raceHand))
+	return unsafe.Pointer(w)
+}
+
+// caseRelease takes a select's waiter w for case k out of its queue, if it
+// is still there (stale), and keeps it for the channel's next waiter.
+//
+//go:norace
+func (c *Chan[T]) caseRelease(k Case, w unsafe.Pointer) {
+	q := &c.recvq
+	if k.send {
+		q = &c.sendq
+	}
+	q.remove((*waiter[T])(w))
+	c.release((*waiter[T])(w))
 }
 
 // caseFinish is the selecting goroutine's part once the fired case was

@@ -160,6 +160,18 @@ func (g *G) Num() int { return g.ID }
 //go:norace
 func (g *G) Block(op Op, o *Obj) { g.block(op, o) }
 
+// Scratch is what a shim package kept in g with SetScratch: state it reuses
+// from one operation of g to the next instead of allocating it each time
+// (chans keeps a select's bookkeeping). One package uses it.
+//
+//go:norace
+func (g *G) Scratch() any { return g.scratch }
+
+// SetScratch keeps x in g for Scratch.
+//
+//go:norace
+func (g *G) SetScratch(x any) { g.scratch = x }
+
 // Unblock makes g runnable again if it is blocked.
 //
 //go:norace

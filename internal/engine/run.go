@@ -107,6 +107,7 @@ type G struct {
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
 	ri      int       // its index in Run.runnable while it is runnable
+	scratch any       // kept for the shims between operations (see Scratch)
 
 	// Coroutine handoff (coro.go): its own coroutine, and the one it is
 	// parked in while it is not running.
