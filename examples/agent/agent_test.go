@@ -12,6 +12,7 @@ import (
 
 	"github.com/dstgo/dst/examples/agent"
 	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/vtime"
@@ -181,9 +182,7 @@ func check(t *sched.T, s agent.Snapshot, sent []string) {
 //
 //	DST_DEMO=1 go test ./examples/agent -run TestBuggyWorker
 func TestBuggyWorker(t *testing.T) {
-	if os.Getenv("DST_DEMO") == "" {
-		t.Skip("the demo fails on purpose; run it with DST_DEMO=1")
-	}
+	testutil.Demo(t)
 	t.Run("EagerTools", func(t *testing.T) {
 		sched.TestWith(t, sched.Options{Faults: faults}, workload(agent.Bugs{EagerTools: true}))
 	})

@@ -1,10 +1,10 @@
 package bank_test
 
 import (
-	"os"
 	"testing"
 
 	"github.com/dstgo/dst/examples/bank"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"go.uber.org/goleak"
 )
@@ -49,9 +49,7 @@ func workload(fixed bool) func(*sched.T) {
 //
 //	DST_DEMO=1 go test ./examples/bank -run TestBuggyBank
 func TestBuggyBank(t *testing.T) {
-	if os.Getenv("DST_DEMO") == "" {
-		t.Skip("the demo fails on purpose; run it with DST_DEMO=1")
-	}
+	testutil.Demo(t)
 	sched.Test(t, workload(false))
 }
 

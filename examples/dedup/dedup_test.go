@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dstgo/dst/examples/dedup"
 	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/vtime"
@@ -228,9 +228,7 @@ func options(iters int) sched.Options {
 //
 //	DST_DEMO=1 go test ./examples/dedup -run TestBuggyStore
 func TestBuggyStore(t *testing.T) {
-	if os.Getenv("DST_DEMO") == "" {
-		t.Skip("the demo fails on purpose; run it with DST_DEMO=1")
-	}
+	testutil.Demo(t)
 	sched.TestWith(t, options(1000), workload(dedup.NewBuggy))
 }
 
