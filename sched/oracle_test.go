@@ -245,9 +245,17 @@ func orderViolation(buggy bool) func(*sched.T) {
 }
 
 func TestPanic(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Panic, orderViolation(true),
+	res := expectFailure(t, sched.Options{}, sched.Panic, orderViolation(true),
 		"panic in goroutine 1: runtime error: invalid memory address or nil pointer dereference",
 		"oracle_test.go:")
+	// The stack starts at the panic and ends at the body: the scheduler's
+	// frames that run every goroutine are not the user's to read.
+	report := res.Failure.Error()
+	for _, noise := range []string{"runtime/debug.Stack", "iter.Pull", "created by", "internal/engine."} {
+		if strings.Contains(report, noise) {
+			t.Errorf("report shows %q:\n%s", noise, report)
+		}
+	}
 	expectPass(t, sched.Options{}, orderViolation(false))
 }
 

@@ -45,7 +45,7 @@ func (r *Run) fireWatchdog() {
 			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O) or spinning "+
 			"without calling into sched; use the sched shims for everything that blocks, or raise -dst.watchdog",
 			g.ID, r.cfg.Watchdog),
-		Stack:      goroutineStack(g.goid),
+		Stack:      userStack(goroutineStack(g.goid), false),
 		Goroutines: r.snapshot(),
 	}
 	if coroutines {

@@ -184,3 +184,53 @@ func TestSignature(t *testing.T) {
 		t.Errorf("panic signatures: %q, %q", p1.Signature(), p2.Signature())
 	}
 }
+
+// TestUserStack checks what a report shows of a panicking goroutine's
+// stack: from the panic to the goroutine's own function, without the
+// deferred call that captured it, the scheduler's frames below, or the
+// "created by iter.Pull" line; a watchdog's stack keeps its header.
+func TestUserStack(t *testing.T) {
+	const captured = `goroutine 14 [running]:
+runtime/debug.Stack()
+	/go/src/runtime/debug/stack.go:26 +0x5e
+github.com/dstgo/dst/sched.(*WaitGroup).Go.func1.1()
+	/m/sched/waitgroup.go:63 +0x51
+panic({0x5a5820?, 0x75a0b0?})
+	/go/src/runtime/panic.go:860 +0x13a
+example.com/app.store(...)
+	/app/store.go:17
+example.com/app.TestX.func1.1()
+	/app/store_test.go:30 +0x28
+github.com/dstgo/dst/sched.(*WaitGroup).Go.func1()
+	/m/sched/waitgroup.go:67 +0x4a
+github.com/dstgo/dst/internal/engine.(*Run).start(0x27d67d672908, 0x27d67d7501b0, 0x27d67d682180)
+	/m/internal/engine/run.go:338 +0xa2
+github.com/dstgo/dst/internal/engine.(*Run).spawn.func1(0x0?)
+	/m/internal/engine/coro.go:85 +0x65
+iter.Pull[...].func1()
+	/go/src/iter/iter.go:301 +0xe5
+created by iter.Pull[...] in goroutine 13
+	/go/src/iter/iter.go:271 +0x90
+`
+	want := `panic({0x5a5820?, 0x75a0b0?})
+	/go/src/runtime/panic.go:860 +0x13a
+example.com/app.store(...)
+	/app/store.go:17
+example.com/app.TestX.func1.1()
+	/app/store_test.go:30 +0x28
+`
+	if got := userStack(captured, true); got != want {
+		t.Errorf("userStack(panic) =\n%s\nwant\n%s", got, want)
+	}
+	stuck := "goroutine 9 [chan receive]:\nexample.com/app.wait()\n\t/app/w.go:5 +0x1\n" +
+		"github.com/dstgo/dst/internal/engine.(*Run).start(0x1)\n\t/m/internal/engine/run.go:338 +0xa2\n" +
+		"created by iter.Pull[...] in goroutine 3\n\t/go/src/iter/iter.go:271 +0x90\n"
+	if got, want := userStack(stuck, false), "goroutine 9 [chan receive]:\nexample.com/app.wait()\n\t/app/w.go:5 +0x1\n"; got != want {
+		t.Errorf("userStack(watchdog) =\n%s\nwant\n%s", got, want)
+	}
+	// A stack with nothing of the user's is shown whole.
+	only := "goroutine 9 [running]:\ngithub.com/dstgo/dst/internal/engine.(*Run).start(0x1)\n\t/m/run.go:1\n"
+	if got := userStack(only, false); got != only {
+		t.Errorf("userStack(scheduler only) = %q, want it unchanged", got)
+	}
+}

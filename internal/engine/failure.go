@@ -192,3 +192,72 @@ func dropDigits(s string) string {
 	}
 	return b.String()
 }
+
+// schedulerPrefixes start the functions of the frames that run every
+// managed goroutine's function: the engine's, sched's wrappers (sched.Go,
+// WaitGroup.Go, the test body's), and iter.Pull's coroutine.
+var schedulerPrefixes = func() []string {
+	module := strings.TrimSuffix(enginePrefix, "internal/engine.")
+	return []string{enginePrefix, module + "sched.", "iter.Pull[", "runtime.corostart"}
+}()
+
+// userStack is a goroutine's stack as a report shows it: without the
+// frames below the goroutine's own function that the scheduler runs it
+// through, and the "created by" line naming iter.Pull instead of the
+// goroutine that called sched.Go (the goroutines section of the report
+// says who started it). With fromPanic, it starts at the panic, as Go
+// prints a panic, without the frames of the deferred call that captured
+// the stack, nor the header, whose goroutine number is the runtime's and
+// not the run's.
+func userStack(stack string, fromPanic bool) string {
+	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
+	var header string
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "goroutine ") {
+		header, lines = lines[0], lines[1:]
+	}
+	// A frame is a function line and its location, indented by a tab.
+	var frames [][]string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") && len(frames) > 0 {
+			frames[len(frames)-1] = append(frames[len(frames)-1], l)
+			continue
+		}
+		frames = append(frames, []string{l})
+	}
+	isScheduler := func(fr []string) bool {
+		fn := strings.TrimPrefix(fr[0], "created by ")
+		for _, p := range schedulerPrefixes {
+			if strings.HasPrefix(fn, p) {
+				return true
+			}
+		}
+		return false
+	}
+	if fromPanic {
+		for i, fr := range frames {
+			if strings.HasPrefix(fr[0], "panic(") {
+				frames, header = frames[i:], ""
+				break
+			}
+		}
+	}
+	end := len(frames)
+	for end > 0 && isScheduler(frames[end-1]) {
+		end--
+	}
+	if end == 0 {
+		return stack // nothing of the user's: show it all
+	}
+	var b strings.Builder
+	if header != "" {
+		b.WriteString(header)
+		b.WriteByte('\n')
+	}
+	for _, fr := range frames[:end] {
+		for _, l := range fr {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

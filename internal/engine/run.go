@@ -732,7 +732,7 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		// A panic outranks a pending test failure: in Go it would crash the
 		// test binary.
 		r.pending = nil
-		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: string(stack)})
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: userStack(string(stack), true)})
 	case g.fatal:
 		r.finish(nil)
 	default:
