@@ -46,7 +46,7 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 	s.single()
 	for improved := true; improved && !s.spent(); {
 		improved = false
-		for _, pass := range []func() bool{s.cutTail, s.zeroSuffix, s.deleteRuns, s.zero, s.lower} {
+		for _, pass := range []func() bool{s.cutTail, s.zeroSuffix, s.deleteRuns, s.shortenBytes, s.zero, s.lower} {
 			if pass() {
 				improved = true
 			}
@@ -197,18 +197,49 @@ func (s *shrinker) cutTail() bool {
 	return improved
 }
 
-// deleteRuns deletes runs of 8, 4, 2 and 1 values anywhere.
+// deleteRuns deletes runs of 8, 4, 2 and 1 values anywhere, bytes values
+// with their data.
 func (s *shrinker) deleteRuns() bool {
 	improved := false
 	for _, k := range []int{8, 4, 2, 1} {
 		for i := len(s.values()) - k; i >= 0 && !s.spent(); i-- {
-			vs := s.values()
-			if i+k > len(vs) || hasBytes(vs[i:i+k]) {
+			rec := s.best.Rec
+			if i+k > len(rec.Values) {
 				continue
 			}
-			cand := append(clone(vs[:i]), vs[i+k:]...)
-			if s.try(cand, s.best.Rec.Data) {
+			offs := dataOffsets(rec)
+			cand := append(clone(rec.Values[:i]), rec.Values[i+k:]...)
+			data := append(append([]byte(nil), rec.Data[:offs[i]]...), rec.Data[offs[i+k]:]...)
+			if s.try(cand, data) {
 				improved = true
+			}
+		}
+	}
+	return improved
+}
+
+// shortenBytes drops the data of each bytes value, then halves it: a
+// replay zero-pads a draw past its recorded bytes, so a shorter value is a
+// draw of zeros at its end.
+func (s *shrinker) shortenBytes() bool {
+	improved := false
+	for i := 0; i < len(s.values()) && !s.spent(); i++ {
+		for _, half := range []bool{false, true} {
+			rec := s.best.Rec
+			if i >= len(rec.Values) || rec.Values[i].UID.Kind() != entropy.KindBytes || rec.Values[i].V == 0 {
+				break
+			}
+			offs := dataOffsets(rec)
+			n := 0
+			if half {
+				n = (offs[i+1] - offs[i]) / 2
+			}
+			cand := clone(rec.Values)
+			cand[i].V = uint64(n)
+			data := append(append([]byte(nil), rec.Data[:offs[i]+n]...), rec.Data[offs[i+1]:]...)
+			if s.try(cand, data) {
+				improved = true
+				break
 			}
 		}
 	}
@@ -255,22 +286,24 @@ func clone(vs []entropy.Value) []entropy.Value {
 	return append([]entropy.Value(nil), vs...)
 }
 
-func hasBytes(vs []entropy.Value) bool {
-	for _, v := range vs {
-		if v.UID.Kind() == entropy.KindBytes {
-			return true
-		}
-	}
-	return false
-}
-
 // dataFor is the Data of rec's first n values.
 func dataFor(rec *entropy.Recording, n int) []byte {
+	off := dataOffsets(rec)[n]
+	return rec.Data[:off:off]
+}
+
+// dataOffsets is where each value's bytes start in rec.Data, and at the
+// end where they stop, clamped to the data there is as a replay clamps
+// them; a value that is not bytes takes none.
+func dataOffsets(rec *entropy.Recording) []int {
+	offs := make([]int, len(rec.Values)+1)
 	off := 0
-	for _, v := range rec.Values[:n] {
+	for i, v := range rec.Values {
+		offs[i] = off
 		if v.UID.Kind() == entropy.KindBytes {
 			off += int(min(v.V, uint64(len(rec.Data)-off)))
 		}
 	}
-	return rec.Data[:off:off]
+	offs[len(rec.Values)] = off
+	return offs
 }

@@ -304,3 +304,64 @@ func TestShrinkFreshInput(t *testing.T) {
 		t.Errorf("shrunk to %+v, want the single value A=5", res.Input.Rec)
 	}
 }
+
+// shRunBytes is shProgram with a bytes draw before each round's A value:
+// the bytes never matter.
+func shRunBytes(in Input) Outcome {
+	src := entropy.Replay(in.Rec)
+	out := Outcome{Size: Size{Goroutines: 1}}
+	for range 12 {
+		src.At(shBytes.Key()).Bytes(2)
+		a := src.At(shA.Key()).Uint64()
+		out.Size.Steps++
+		if a >= 5 {
+			out.Failure = &Failure{Kind: "panic", Signature: sigBig, Message: "A is big"}
+			break
+		}
+	}
+	out.Rec = src.Recording().Clone()
+	return out
+}
+
+// Bytes values that do not matter go wherever they are, their data with
+// them: the failure needs one A value, and the draws of bytes before it are
+// served zeros.
+func TestShrinkDeletesBytesAnywhere(t *testing.T) {
+	in := Input{Strategy: "random", Rec: &entropy.Recording{
+		Values: []entropy.Value{shV(shBytes, 2), shV(shA, 1), shV(shBytes, 2), shV(shA, 9), shV(shBytes, 2), shV(shA, 0)},
+		Data:   []byte("xyzwuv"),
+	}}
+	out := shRunBytes(in)
+	if out.Failure == nil {
+		t.Fatal("the input does not fail")
+	}
+	res := Shrink(ShrinkConfig{}, in, out, shRunBytes)
+	want := []entropy.Value{shV(shA, 5)}
+	if !reflect.DeepEqual(res.Input.Rec.Values, want) || len(res.Input.Rec.Data) != 0 {
+		t.Errorf("shrunk to %v, data %q; want %v and no data", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	}
+}
+
+// A bytes value whose first byte matters is cut to that byte: a replay
+// serves zeros past the recorded bytes.
+func TestShrinkShortensBytes(t *testing.T) {
+	run := func(in Input) Outcome {
+		src := entropy.Replay(in.Rec)
+		out := Outcome{Size: Size{Goroutines: 1, Steps: 1}}
+		b := src.At(shBytes.Key()).Bytes(4)
+		if a := src.At(shA.Key()).Uint64(); a >= 5 && b[0] != 0 {
+			out.Failure = &Failure{Kind: "panic", Signature: sigBig, Message: "A is big"}
+		}
+		out.Rec = src.Recording().Clone()
+		return out
+	}
+	in := Input{Strategy: "random", Rec: &entropy.Recording{
+		Values: []entropy.Value{shV(shBytes, 4), shV(shA, 7)},
+		Data:   []byte("abcd"),
+	}}
+	res := Shrink(ShrinkConfig{}, in, run(in), run)
+	want := []entropy.Value{shV(shBytes, 1), shV(shA, 5)}
+	if !reflect.DeepEqual(res.Input.Rec.Values, want) || string(res.Input.Rec.Data) != "a" {
+		t.Errorf("shrunk to %v, data %q; want %v and data \"a\"", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	}
+}
