@@ -122,6 +122,11 @@ func init() {
 // when c is used natively; it fails the run on a mix of the two, and on a
 // channel of another run.
 func (c *Chan[T]) managedBy(op engine.Op) *engine.G {
+	if c != nil {
+		if g := c.obj.Running(); g != nil {
+			return g // c is bound to the caller's run: the checks below passed
+		}
+	}
 	g := engine.Current()
 	if g == nil {
 		c.checkNative(op)

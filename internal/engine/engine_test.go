@@ -234,3 +234,24 @@ example.com/app.TestX.func1.1()
 		t.Errorf("userStack(scheduler only) = %q, want it unchanged", got)
 	}
 }
+
+// TestObjRunning: an object bound to a run finds the run's running
+// goroutine when that goroutine asks, and nothing for anyone else.
+func TestObjRunning(t *testing.T) {
+	var o Obj
+	if o.Running() != nil {
+		t.Error("an unbound object found a goroutine")
+	}
+	var found, current *G
+	Execute(Config{}, func() {
+		current = Current()
+		o.Bind(current, KindMutex)
+		found = o.Running()
+	})
+	if found == nil || found != current {
+		t.Errorf("in the run, Running = %v, want the body %v", found, current)
+	}
+	if g := o.Running(); g != nil {
+		t.Errorf("outside the run, Running = goroutine %d, want nil", g.ID)
+	}
+}

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 
+	"github.com/petermattis/goid"
+
 	"github.com/dstgo/dst/trace"
 )
 
@@ -27,6 +29,20 @@ type Obj struct {
 //
 //go:norace
 func (o *Obj) SetLabel(s string) { o.label = s }
+
+// Running returns the calling goroutine if it is the running goroutine of
+// the run o is bound to, else nil: the shims' fast way to find their
+// caller on an object already in use in the run (see Current).
+//
+//go:norace
+func (o *Obj) Running() *G {
+	if r := o.run; r != nil {
+		if g := r.cur; g != nil && g.goid == goid.Get() {
+			return g
+		}
+	}
+	return nil
+}
 
 // Bind attaches o to g's run. It reports whether o was (re)bound, in which
 // case the caller resets the object's run state. Using an object that belongs
