@@ -1,6 +1,9 @@
 package trace
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // FrameEvents is how many events a frame holds. Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
@@ -85,12 +88,19 @@ func (b *Buffer) addOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 	b.commit(f, i)
 }
 
-// numFields is how many fields each kind has.
-var numFields = func() (n [kindMask + 1]uint8) {
+// numFields is how many fields each kind has, and argsKind which kinds
+// AddArgs takes: those whose fields are all signed numbers.
+var numFields, argsKind = func() (n [kindMask + 1]uint8, args [kindMask + 1]bool) {
 	for k, s := range specs {
 		n[k] = uint8(len(s.Fields))
+		args[k] = k != int(KindInvalid) && len(s.Fields) <= 2
+		for _, fd := range s.Fields {
+			if fd == FieldOp || fd == FieldObj || fd == FieldText {
+				args[k] = false
+			}
+		}
 	}
-	return n
+	return n, args
 }()
 
 // AddArgs appends an event of a kind whose fields are all numbers other
@@ -101,6 +111,9 @@ var numFields = func() (n [kindMask + 1]uint8) {
 //
 //go:norace
 func (b *Buffer) AddArgs(k Kind, step int64, g int32, t int64, x, y int64) {
+	if k >= numKinds || !argsKind[k] {
+		panic(fmt.Sprintf("trace: AddArgs of a %s event, whose fields are not all numbers", k))
+	}
 	if !b.put(k, step, g, t, int(numFields[k&kindMask]), zigzag(x), zigzag(y), 0) {
 		b.addArgs(k, step, g, t, x, y)
 	}
@@ -153,8 +166,9 @@ func (b *Buffer) commit(f *frame, n int) {
 
 // put is the encoding of the common event, without a location, whose
 // step, time and goroutine are close to the previous event's and whose
-// fields are small: nf fields a, b, c, each already in the form its
-// varint takes (zigzag for signed ones), each below 0x80 and so one byte.
+// fields are small: nf fields x, y, z (0 past nf), each already in the
+// form its encoding takes (an operation's byte, an object's uvarint, a
+// zigzag for signed ones), each below 0x80 and so one byte.
 // It writes the event with few branches that depend on the data, which
 // mispredict. It returns false, having written nothing, when the event is
 // not of that kind, or when the frame is full or short of room, or b
@@ -176,7 +190,7 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	// Each of these is 1 where the event differs from the previous one,
 	// and the header's flag says where it does not.
 	nds, ndt, ndg := nonzero(ds), nonzero(dt), nonzero(uint64(uint32(g^f.prevG)))
-	w[0] = byte(k) | byte(nds^1)<<4 | byte(ndt^1)<<5 | byte(ndg^1)<<6
+	w[0] = byte(k)&kindMask | byte(nds^1)<<4 | byte(ndt^1)<<5 | byte(ndg^1)<<6
 	i := 1
 	w[i&7] = byte(ds)
 	i += nds

@@ -299,3 +299,24 @@ func addDirect(b *trace.Buffer, e *trace.Event) {
 	}
 	b.Add(e)
 }
+
+// AddArgs takes the kinds whose fields are all numbers; for any other it
+// panics rather than write a field in the wrong form.
+func TestAddArgsRefusesOtherKinds(t *testing.T) {
+	for _, k := range []trace.Kind{trace.KindOp, trace.KindSwitch, trace.KindFault, trace.KindLog, trace.KindInvalid, 15} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("AddArgs(%s) did not panic", k)
+				}
+			}()
+			var b trace.Buffer
+			b.AddArgs(k, 1, 1, 0, 1, 1)
+		}()
+	}
+	var b trace.Buffer
+	b.AddArgs(trace.KindTimerSet, 1, 1, 0, 3, 1000) // a kind it takes
+	if b.Len() != 1 {
+		t.Errorf("AddArgs(timer-set): %d events, want 1", b.Len())
+	}
+}
