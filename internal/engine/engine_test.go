@@ -228,6 +228,13 @@ example.com/app.TestX.func1.1()
 	if got, want := userStack(stuck, false), "goroutine 9 [chan receive]:\nexample.com/app.wait()\n\t/app/w.go:5 +0x1\n"; got != want {
 		t.Errorf("userStack(watchdog) =\n%s\nwant\n%s", got, want)
 	}
+	// A shim that panics as a goroutine's own function stays in view.
+	shim := "goroutine 5 [running]:\nruntime/debug.Stack()\n\t/go/stack.go:26\npanic({0x1})\n\t/go/panic.go:1\n" +
+		"github.com/dstgo/dst/sched.(*Mutex).Unlock(0x1)\n\t/m/sched/mutex.go:50 +0x1\n" +
+		"github.com/dstgo/dst/internal/engine.(*Run).start(0x1)\n\t/m/internal/engine/run.go:338 +0xa2\n"
+	if got, want := userStack(shim, true), "panic({0x1})\n\t/go/panic.go:1\ngithub.com/dstgo/dst/sched.(*Mutex).Unlock(0x1)\n\t/m/sched/mutex.go:50 +0x1\n"; got != want {
+		t.Errorf("userStack(shim) =\n%s\nwant\n%s", got, want)
+	}
 	// A stack with nothing of the user's is shown whole.
 	only := "goroutine 9 [running]:\ngithub.com/dstgo/dst/internal/engine.(*Run).start(0x1)\n\t/m/run.go:1\n"
 	if got := userStack(only, false); got != only {

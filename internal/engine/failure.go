@@ -241,8 +241,14 @@ func userStack(stack string, fromPanic bool) string {
 			}
 		}
 	}
+	// Keep the function that panicked even when it is the scheduler's
+	// (a shim's misuse panic in a goroutine that runs the shim directly).
+	keep := 0
+	if fromPanic && len(frames) > 0 && strings.HasPrefix(frames[0][0], "panic(") {
+		keep = min(2, len(frames))
+	}
 	end := len(frames)
-	for end > 0 && isScheduler(frames[end-1]) {
+	for end > keep && isScheduler(frames[end-1]) {
 		end--
 	}
 	if end == 0 {
