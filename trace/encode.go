@@ -60,7 +60,11 @@ func (b *Buffer) Len() int64 {
 //go:norace
 func (b *Buffer) Add(e *Event) {
 	f := b.frameFor(e.Step, e.Time)
-	b.commit(f, f.add(e))
+	f.commit(f.add(e))
+	b.events++
+	if b.stream != nil {
+		b.streamOut()
+	}
 }
 
 // AddOp appends a KindOp or KindBlock event: the common case, encoded
@@ -68,24 +72,14 @@ func (b *Buffer) Add(e *Event) {
 //
 //go:norace
 func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
-	if loc != nil || !b.put(k, step, g, t, 2, uint64(op), uint64(obj), 0) {
-		b.addOp(k, step, g, t, op, obj, loc)
+	if loc == nil && b.put(k, step, g, t, 2, uint64(op), uint64(obj), 0) {
+		return
 	}
-}
-
-//go:norace
-func (b *Buffer) addOp(k Kind, step int64, g int32, t int64, op uint8, obj int32, loc *Location) {
-	f := b.frameFor(step, t)
-	hasLoc := loc != nil && loc.File != ""
-	w := f.room()
-	i := f.head(w, k, step, t, g, hasLoc)
-	w[i] = op
-	i++
-	i += binary.PutUvarint(w[i:], uint64(obj))
-	if hasLoc {
-		i += f.loc(w[i:], loc)
+	e := Event{Kind: k, Step: step, G: g, Time: t, Op: op, Obj: obj}
+	if loc != nil {
+		e.Loc = *loc
 	}
-	b.commit(f, i)
+	b.Add(&e)
 }
 
 // numFields is how many fields each kind has, and argsKind which kinds
@@ -114,21 +108,24 @@ func (b *Buffer) AddArgs(k Kind, step int64, g int32, t int64, x, y int64) {
 	if k >= numKinds || !argsKind[k] {
 		panic(fmt.Sprintf("trace: AddArgs of a %s event, whose fields are not all numbers", k))
 	}
-	if !b.put(k, step, g, t, int(numFields[k&kindMask]), zigzag(x), zigzag(y), 0) {
-		b.addArgs(k, step, g, t, x, y)
+	if b.put(k, step, g, t, int(numFields[k]), zigzag(x), zigzag(y), 0) {
+		return
 	}
-}
-
-//go:norace
-func (b *Buffer) addArgs(k Kind, step int64, g int32, t int64, x, y int64) {
-	f := b.frameFor(step, t)
-	w := f.room()
-	i := f.head(w, k, step, t, g, false)
-	vals := [3]int64{x, y}
-	for _, v := range vals[:numFields[k&kindMask]] {
-		i += binary.PutVarint(w[i:], v)
+	e := Event{Kind: k, Step: step, G: g, Time: t}
+	vals := [2]int64{x, y}
+	for i, fd := range specs[k].Fields {
+		switch fd {
+		case FieldArg:
+			e.Arg = vals[i]
+		case FieldChoice:
+			e.Choice = vals[i]
+		case FieldN:
+			e.N = vals[i]
+		case FieldDur:
+			e.Dur = vals[i]
+		}
 	}
-	b.commit(f, i)
+	b.Add(&e)
 }
 
 // AddSwitch appends a KindSwitch event from g to goroutine to, the choice
@@ -137,30 +134,7 @@ func (b *Buffer) addArgs(k Kind, step int64, g int32, t int64, x, y int64) {
 //go:norace
 func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
 	if !b.put(KindSwitch, step, g, t, 3, zigzag(int64(to)), zigzag(choice), zigzag(n)) {
-		b.addSwitch(step, g, t, to, choice, n)
-	}
-}
-
-//go:norace
-func (b *Buffer) addSwitch(step int64, g int32, t int64, to int32, choice, n int64) {
-	f := b.frameFor(step, t)
-	w := f.room()
-	i := f.head(w, KindSwitch, step, t, g, false)
-	i += binary.PutVarint(w[i:], int64(to))
-	i += binary.PutVarint(w[i:], choice)
-	i += binary.PutVarint(w[i:], n)
-	b.commit(f, i)
-}
-
-// commit counts an event of n bytes that the general encoding wrote into
-// f.room's space.
-//
-//go:norace
-func (b *Buffer) commit(f *frame, n int) {
-	f.commit(n)
-	b.events++
-	if b.stream != nil {
-		b.streamOut()
+		b.Add(&Event{Kind: KindSwitch, Step: step, G: g, Time: t, Arg: int64(to), Choice: choice, N: n})
 	}
 }
 
@@ -172,7 +146,7 @@ func (b *Buffer) commit(f *frame, n int) {
 // It writes the event with few branches that depend on the data, which
 // mispredict. It returns false, having written nothing, when the event is
 // not of that kind, or when the frame is full or short of room, or b
-// streams; the caller then encodes it the general way.
+// streams; the caller then adds it as an Event.
 //
 //go:norace
 func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint64) bool {
