@@ -60,7 +60,10 @@ func (c *Chan[T]) CaseSend(v T) Case {
 func Default() Case { return Case{} }
 
 func (k Case) isDefault() bool { return k.ch == nil }
-func (k Case) isNil() bool     { return k.ch != nil && k.ch.caseNil() }
+
+// onChan reports whether k is a case on a channel that is not nil: one
+// that can fire.
+func (k Case) onChan() bool { return k.ch != nil && !k.ch.caseNil() }
 
 // Select waits until one of its cases can proceed, performs it, and returns
 // its index, as Go's select statement does: when several cases are ready it
@@ -90,7 +93,7 @@ func Select(cases ...Case) int {
 		return selectNative(cases)
 	}
 	for _, k := range cases {
-		if k.isDefault() || k.isNil() {
+		if !k.onChan() {
 			continue
 		}
 		if !k.ch.caseManaged() {
@@ -107,7 +110,7 @@ var keySelect = entropy.KeyOf("chans.select")
 func selectRun(g *engine.G, cases []Case) int {
 	var first *engine.Obj // the first channel, for the scheduling point's report
 	for _, k := range cases {
-		if !k.isDefault() && !k.isNil() {
+		if k.onChan() {
 			first = k.ch.caseObj()
 			break
 		}
@@ -120,7 +123,7 @@ func selectRun(g *engine.G, cases []Case) int {
 		switch {
 		case k.isDefault():
 			def = i
-		case !k.isNil() && k.ch.caseReady(k):
+		case k.onChan() && k.ch.caseReady(k):
 			ready = append(ready, i)
 		}
 	}
@@ -141,7 +144,7 @@ func selectRun(g *engine.G, cases []Case) int {
 	ws := wbuf[:0]
 	for i, k := range cases {
 		var w unsafe.Pointer
-		if !k.isDefault() && !k.isNil() {
+		if k.onChan() {
 			w = k.ch.caseEnqueue(k, g, s, i)
 		}
 		ws = append(ws, w)
@@ -169,10 +172,15 @@ type selection struct {
 	ok     bool // the fired receive got a value from a send
 	closed bool // the fired send was woken by close
 	obj    engine.Obj
-	chans  []*engine.Obj // each case's channel (nil: none), for the label
-	sends  []bool
-	room   [4]*engine.Obj
-	sroom  [4]bool
+	cases  []caseLabel // what the label names, case by case
+	room   [4]caseLabel
+}
+
+// caseLabel is what a select's label says of a case: its channel (nil for
+// none) and its direction.
+type caseLabel struct {
+	ch   *engine.Obj
+	send bool
 }
 
 // selectionOf returns g's selection, made ready for a select over cases: a
@@ -185,18 +193,17 @@ func selectionOf(g *engine.G, cases []Case) *selection {
 	if s == nil {
 		s = &selection{}
 		s.obj = engine.LazyObj(s, engine.KindChan)
-		s.chans, s.sends = s.room[:0], s.sroom[:0]
+		s.cases = s.room[:0]
 		g.SetScratch(s)
 	}
 	s.done, s.fired, s.ok, s.closed = false, 0, false, false
-	s.chans, s.sends = s.chans[:0], s.sends[:0]
+	s.cases = s.cases[:0]
 	for _, k := range cases {
-		var o *engine.Obj
-		if !k.isDefault() && !k.isNil() {
-			o = k.ch.caseObj()
+		l := caseLabel{send: k.send}
+		if k.onChan() {
+			l.ch = k.ch.caseObj()
 		}
-		s.chans = append(s.chans, o)
-		s.sends = append(s.sends, k.send)
+		s.cases = append(s.cases, l)
 	}
 	return s
 }
@@ -208,19 +215,19 @@ func (s *selection) Label() string {
 	var b strings.Builder
 	b.WriteString("select {")
 	n := 0
-	for i, o := range s.chans {
-		if o == nil {
+	for _, l := range s.cases {
+		if l.ch == nil {
 			continue
 		}
 		if n > 0 {
 			b.WriteString(", ")
 		}
-		if s.sends[i] {
+		if l.send {
 			b.WriteString("send ")
 		} else {
 			b.WriteString("recv ")
 		}
-		b.WriteString(o.String())
+		b.WriteString(l.ch.String())
 		n++
 	}
 	if n == 0 {

@@ -233,19 +233,18 @@ func userStack(stack string, fromPanic bool) string {
 		}
 		return false
 	}
+	// Past a panic, keep the function that panicked even when it is the
+	// scheduler's (a shim's misuse panic in a goroutine that runs the shim
+	// directly).
+	keep := 0
 	if fromPanic {
 		for i, fr := range frames {
 			if strings.HasPrefix(fr[0], "panic(") {
 				frames, header = frames[i:], ""
+				keep = min(2, len(frames))
 				break
 			}
 		}
-	}
-	// Keep the function that panicked even when it is the scheduler's
-	// (a shim's misuse panic in a goroutine that runs the shim directly).
-	keep := 0
-	if fromPanic && len(frames) > 0 && strings.HasPrefix(frames[0][0], "panic(") {
-		keep = min(2, len(frames))
 	}
 	end := len(frames)
 	for end > keep && isScheduler(frames[end-1]) {
