@@ -318,11 +318,18 @@ func TestChildRace(t *testing.T) {
 
 func child(t *testing.T, dir, mode string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = dir
 	// Each child saves failures in a directory of its own: not in the
 	// repository, and not where the next child would replay them.
-	cmd.Env = append(os.Environ(), "DST_CHILD="+mode, "DST_DIR="+t.TempDir())
+	return childSaving(t, t.TempDir(), dir, mode, args...)
+}
+
+// childSaving is child with the directory where the child saves and finds
+// failures.
+func childSaving(t *testing.T, saveDir, dir, mode string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DST_CHILD="+mode, "DST_DIR="+saveDir)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -423,6 +430,44 @@ func TestReplayFlag(t *testing.T) {
 	out, err = child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.strategy=bfs")
 	if err == nil || !strings.Contains(out, `sched: unknown strategy "bfs"`) {
 		t.Fatalf("a bad strategy:\n%s", out)
+	}
+}
+
+// TestNamedScheduleSkipsSavedFailures: a command line that names the
+// schedule to run (a reproduce line) runs that schedule, not the saved
+// failures of the test, which may be other bugs.
+func TestNamedScheduleSkipsSavedFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	seed := uint64(1)
+	for ; ; seed++ {
+		res, err := sched.Run(sched.Options{Seed: seed, Strategy: "random"}, abba(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure == nil {
+			break
+		}
+	}
+	saved := t.TempDir()
+	out, err := childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
+	if err == nil || !strings.Contains(out, "trace saved as") {
+		t.Fatalf("the first run should fail and save its trace:\n%s", out)
+	}
+	passing := fmt.Sprintf("-dst.seed=%#x", seed)
+	out, err = childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-test.v",
+		passing, "-dst.strategy=random")
+	if err != nil {
+		t.Fatalf("%s names a passing schedule, but the test failed:\n%s", passing, out)
+	}
+	if !strings.Contains(out, "-dst.seed names the schedule to run: not replaying the saved failure of TestChildABBA") {
+		t.Fatalf("the skipped saved failure is not mentioned:\n%s", out)
+	}
+	// Without a named schedule, the saved failure replays first.
+	out, err = childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
+	if err == nil || !strings.Contains(out, "(a saved failure: delete") {
+		t.Fatalf("the saved failure did not replay first:\n%s", out)
 	}
 }
 

@@ -71,6 +71,9 @@ type Options struct {
 	// crashTrace, set by -dst.crashtrace, is the file a run streams its
 	// trace to as it goes.
 	crashTrace string
+	// namedBy is the flag that names the one schedule to run (-dst.seed,
+	// -dst.replay or -dst.input), if any.
+	namedBy string
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -149,6 +152,7 @@ func (o Options) withFlags() (Options, error) {
 		switch f.Name {
 		case "dst.seed":
 			o.Seed, seedSet = flags.seed, true
+			o.namedBy = "-dst.seed"
 		case "dst.iters":
 			o.Iterations, itersSet = flags.iters, true
 		case "dst.time":
@@ -169,6 +173,7 @@ func (o Options) withFlags() (Options, error) {
 				err = fmt.Errorf("sched: -dst.input: %w", e)
 			}
 			o.Recording, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Strategy, in.Depth, in.PCTSteps, true
+			o.namedBy = "-dst.input"
 			if o.Depth == 0 {
 				o.Depth = defaultDepth
 			}
@@ -187,6 +192,7 @@ func (o Options) withFlags() (Options, error) {
 				err = fmt.Errorf("sched: -dst.replay: %w", e)
 			}
 			o.Recording, seedSet = rec, true
+			o.namedBy = "-dst.replay"
 		}
 	})
 	if seedSet && !itersSet {

@@ -54,11 +54,21 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		// worker that stopped on them would hunt nothing.
 		o.Iterations = huntIterations(o)
 	}
-	for _, path := range savedFailures(t.Name()) {
-		if flags.worker >= 0 {
-			break
+	switch saved := savedFailures(t.Name()); {
+	case flags.worker >= 0:
+	case o.namedBy != "" && len(saved) > 0:
+		// The command line names the schedule to run, as a reproduce line
+		// does: the saved failures may be other bugs.
+		what := fmt.Sprintf("the %d saved failures", len(saved))
+		if len(saved) == 1 {
+			what = "the saved failure"
 		}
-		replayForTest(t, path, body, false)
+		t.Logf("sched: %s names the schedule to run: not replaying %s of %s first (%s)",
+			o.namedBy, what, t.Name(), filepath.Dir(saved[0]))
+	default:
+		for _, path := range saved {
+			replayForTest(t, path, body, false)
+		}
 	}
 	var logf func(string, ...any)
 	if flags.verbose {
