@@ -364,8 +364,12 @@ func TestEscapeIsReported(t *testing.T) {
 	}, "started by goroutine 1 with a plain go statement", "oracle_test.go:")
 }
 
+// A run's object used by a plain goroutine fails the run as a misuse, with
+// where it happened, and ends that goroutine (its deferred calls run)
+// rather than panicking, which would end the test binary.
 func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
 	var got any
+	after := false
 	res := hunt(t, sched.Options{Iterations: 1}, func(t *sched.T) {
 		var mu sched.Mutex
 		mu.Lock()
@@ -374,18 +378,30 @@ func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
 		go func() {
 			defer close(done)
 			defer func() { got = recover() }()
-			mu.Lock()
+			lockNatively(&mu)
+			after = true
 		}()
 		<-done
 	})
 	if res.Failure == nil || res.Failure.Kind != sched.Misuse {
 		t.Fatalf("want a misuse failure, got %+v", res.Failure)
 	}
-	msg, _ := got.(string)
-	if !strings.Contains(msg, "Mutex.Lock on Mutex#1 from a goroutine that no run manages") {
-		t.Errorf("panic in the unmanaged goroutine: %v", got)
+	if !strings.Contains(res.Failure.Message, "Mutex.Lock on Mutex#1 from a goroutine that no run manages") {
+		t.Errorf("message: %s", res.Failure.Message)
+	}
+	if got != nil || after {
+		t.Errorf("the plain goroutine panicked (%v) or went on (%v); want it ended", got, after)
+	}
+	// The report's stack starts at the shim and shows its caller.
+	report := res.Failure.Error()
+	_, stack, _ := strings.Cut(report, "\n\n")
+	if !strings.HasPrefix(stack, "github.com/dstgo/dst/sched.(*Mutex).Lock(") || !strings.Contains(stack, "sched_test.lockNatively(") {
+		t.Errorf("report:\n%s", report)
 	}
 }
+
+//go:noinline
+func lockNatively(mu *sched.Mutex) { mu.Lock() }
 
 func TestObjectSharedBetweenRunsIsMisuse(t *testing.T) {
 	var mu sched.Mutex

@@ -210,20 +210,7 @@ var schedulerPrefixes = func() []string {
 // the stack, nor the header, whose goroutine number is the runtime's and
 // not the run's.
 func userStack(stack string, fromPanic bool) string {
-	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
-	var header string
-	if len(lines) > 0 && strings.HasPrefix(lines[0], "goroutine ") {
-		header, lines = lines[0], lines[1:]
-	}
-	// A frame is a function line and its location, indented by a tab.
-	var frames [][]string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "\t") && len(frames) > 0 {
-			frames[len(frames)-1] = append(frames[len(frames)-1], l)
-			continue
-		}
-		frames = append(frames, []string{l})
-	}
+	header, frames := splitFrames(stack)
 	isScheduler := func(fr []string) bool {
 		fn := strings.TrimPrefix(fr[0], "created by ")
 		for _, p := range schedulerPrefixes {
@@ -253,16 +240,66 @@ func userStack(stack string, fromPanic bool) string {
 	if end == 0 {
 		return stack // nothing of the user's: show it all
 	}
+	return joinFrames(header, frames[:end])
+}
+
+// splitFrames splits a stack as runtime/debug.Stack writes it into its
+// header line and its frames: a function line and the lines indented by a
+// tab under it.
+func splitFrames(stack string) (header string, frames [][]string) {
+	lines := strings.Split(strings.TrimRight(stack, "\n"), "\n")
+	if len(lines) > 0 && strings.HasPrefix(lines[0], "goroutine ") {
+		header, lines = lines[0], lines[1:]
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "\t") && len(frames) > 0 {
+			frames[len(frames)-1] = append(frames[len(frames)-1], l)
+			continue
+		}
+		frames = append(frames, []string{l})
+	}
+	return header, frames
+}
+
+func joinFrames(header string, frames [][]string) string {
 	var b strings.Builder
 	if header != "" {
 		b.WriteString(header)
 		b.WriteByte('\n')
 	}
-	for _, fr := range frames[:end] {
+	for _, fr := range frames {
 		for _, l := range fr {
 			b.WriteString(l)
 			b.WriteByte('\n')
 		}
 	}
 	return b.String()
+}
+
+// shimPrefixes start the functions of the project's own packages that a
+// goroutine calls into (the shims) or that they call.
+var shimPrefixes = func() []string {
+	module := strings.TrimSuffix(enginePrefix, "internal/engine.")
+	return []string{"runtime/debug.", module + "internal/", module + "sched.", module + "sched/",
+		module + "chans.", module + "vtime."}
+}()
+
+// shimCallStack is a stack taken inside a shim as a report shows it: from
+// the shim the goroutine called on, without the header, whose goroutine
+// number is the runtime's.
+func shimCallStack(stack string) string {
+	_, frames := splitFrames(stack)
+	inShim := func(fr []string) bool {
+		for _, p := range shimPrefixes {
+			if strings.HasPrefix(fr[0], p) {
+				return true
+			}
+		}
+		return false
+	}
+	start := 0
+	for start+1 < len(frames) && inShim(frames[start+1]) {
+		start++
+	}
+	return joinFrames("", frames[start:])
 }

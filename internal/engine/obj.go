@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 
 	"github.com/petermattis/goid"
 
@@ -84,10 +86,13 @@ func (o *Obj) Hold(g *G) { o.holder, o.heldAt = int32(g.ID), g.at }
 func (o *Obj) Release() { o.holder, o.heldAt = 0, nil }
 
 // CheckNative is called by a shim on behalf of a goroutine that no run
-// manages. It panics when o belongs to a run in progress: such an object may
-// only be touched by that run's goroutines, and touching it natively would
-// break the run's determinism and the shim's state. For an object no run
-// ever used it is one inlined load.
+// manages. When o belongs to a run in progress, it fails that run as a
+// misuse, with the calling goroutine's stack, and ends the goroutine with
+// runtime.Goexit (its deferred calls run): such an object may only be
+// touched by that run's goroutines, and touching it natively would break the
+// run's determinism and the shim's state. A panic would end the whole test
+// binary, without the run's report. For an object no run ever used it is
+// one inlined load.
 func (o *Obj) CheckNative(op Op) {
 	if o.bound() {
 		o.checkNative(op)
@@ -105,8 +110,8 @@ func (o *Obj) checkNative(op Op) {
 	}
 	msg := fmt.Sprintf("sched: %s.%s on %s#%d from a goroutine that no run manages, while its run (%s) is in progress; "+
 		"start goroutines that use run objects with sched.Go", o.kind, op, o.kind, o.id, r.cfg.Name)
-	r.externalFailure(&Failure{Kind: Misuse, Message: msg})
-	panic(msg)
+	r.externalFailure(&Failure{Kind: Misuse, Message: msg, Stack: shimCallStack(string(debug.Stack()))})
+	runtime.Goexit()
 }
 
 // base is the object's name without its id: its label or its kind. Traces
