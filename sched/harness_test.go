@@ -471,6 +471,53 @@ func TestNamedScheduleSkipsSavedFailures(t *testing.T) {
 	}
 }
 
+// TestChildOuterFailure fails through the enclosing *testing.T from the
+// body, in the schedules where a lost update happens.
+func TestChildOuterFailure(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "outer" {
+		t.Skip("run by TestOuterFailureStopsExploration")
+	}
+	outer := t
+	sched.TestWith(t, sched.Options{Seed: 1, Strategy: "random"}, func(t *sched.T) {
+		x := 0
+		var wg sched.WaitGroup
+		for range 2 {
+			wg.Go(func() { v := x; sched.Yield(); x = v + 1 })
+		}
+		wg.Wait()
+		if x != 2 {
+			outer.Errorf("lost update: x=%d", x)
+		}
+	})
+}
+
+// TestOuterFailureStopsExploration: a body that fails the enclosing test
+// instead of its *sched.T stops the exploration at that schedule, says so,
+// and prints the schedule's reproduce line.
+func TestOuterFailureStopsExploration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, err := child(t, ".", "outer", os.Args[0], "-test.run=^TestChildOuterFailure$")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	if n := strings.Count(out, "lost update"); n != 1 {
+		t.Errorf("the test was failed %d times; want the exploration to stop at the first:\n%s", n, out)
+	}
+	if !strings.Contains(out, "TestChildOuterFailure was failed through its *testing.T in schedule") {
+		t.Errorf("no explanation:\n%s", out)
+	}
+	m := regexp.MustCompile(`reproduce:\n\s+go test \./sched -run '\^TestChildOuterFailure\$' (-dst\.seed=\S+ .*)\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reproduce line:\n%s", out)
+	}
+	out, err = child(t, ".", "outer", append([]string{os.Args[0], "-test.run=^TestChildOuterFailure$"}, strings.Fields(m[1])...)...)
+	if err == nil || !strings.Contains(out, "in schedule 1 (") {
+		t.Errorf("the reproduce line did not fail in its first schedule:\n%s", out)
+	}
+}
+
 // TestWith in parallel subtests: each explores its own schedules while the
 // others run.
 func TestParallelSubtests(t *testing.T) {

@@ -78,6 +78,10 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if x.err != nil {
 		t.Fatalf("sched: %v", x.err)
 	}
+	if x.outerFailed {
+		t.Fatal(outerFailedReport(t.Name(), o, x))
+		return
+	}
 	if x.res.Failure != nil {
 		if len(x.found) == 0 {
 			x = shrinkFailure(o, t.Name(), t, body, x)
@@ -130,12 +134,15 @@ type exploration struct {
 	note    string
 	elapsed time.Duration
 	saved   string // where the failure's trace was saved
-	saveErr error
-	err     error                  // the exploration could not go on (a hunt's corpus)
-	shrunk  *fuzzloop.ShrinkResult // how the failure was shrunk
-	found0  *schedule              // the schedule as found, before shrinking
-	found   []exploration          // a hunt's failures, saved, the first being this one
-	hunt    fuzzloop.Stats         // a hunt's loop, when nothing failed
+	// outerFailed says that the last schedule failed the enclosing test
+	// through its *testing.T, not through the body's *T.
+	outerFailed bool
+	saveErr     error
+	err         error                  // the exploration could not go on (a hunt's corpus)
+	shrunk      *fuzzloop.ShrinkResult // how the failure was shrunk
+	found0      *schedule              // the schedule as found, before shrinking
+	found       []exploration          // a hunt's failures, saved, the first being this one
+	hunt        fuzzloop.Stats         // a hunt's loop, when nothing failed
 }
 
 // explore runs schedules until one fails or the budget is spent. logf, when
@@ -150,6 +157,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 	}
 	start := time.Now()
 	pctHint := minPCTSteps
+	failedBefore := tb != nil && tb.Failed()
 	for i := 0; i < o.Iterations; i++ {
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
 			break
@@ -165,9 +173,25 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 		if x.res.Failure != nil {
 			break
 		}
+		if !failedBefore && tb != nil && tb.Failed() {
+			// The body failed the test through the enclosing *testing.T,
+			// which the scheduler cannot tie to a schedule as it happens.
+			x.outerFailed = true
+			break
+		}
 	}
 	x.elapsed = time.Since(start)
 	return x
+}
+
+// outerFailedReport is what a person reads when a schedule failed the test
+// through its *testing.T rather than the body's *T.
+func outerFailedReport(name string, o Options, x exploration) string {
+	return fmt.Sprintf("sched: %s was failed through its *testing.T in schedule %d (%s); the exploration stopped there.\n"+
+		"Inside the body, fail through the *sched.T it receives (t.Error, t.Fatal, ...), not the test's own t:\n"+
+		"then the scheduler reports which goroutine failed and where, shrinks the schedule and saves its trace.\n"+
+		"\nreproduce:\n  %s\n",
+		name, x.n, x.s.describe(x.res), reproduceLine(name, o, x.s))
 }
 
 func outcome(res *Result) string {
