@@ -247,10 +247,12 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 	if c.timer != nil {
 		c.timer.Disarm()
 	}
-	for _, child := range c.children {
+	// Detached first: each child's cancel removes it from its parent's list.
+	children := c.children
+	c.children = nil
+	for _, child := range children {
 		child.cancel(g, t, err, cause)
 	}
-	c.children = nil
 	for _, a := range c.funcs {
 		if a.stopped || a.started {
 			continue

@@ -198,6 +198,48 @@ func TestCancelPropagatesToChildrenNotParents(t *testing.T) {
 	})
 }
 
+// Cancelling a context, or its deadline passing, cancels every one of its
+// children, however many (each child's cancel leaves its parent's list
+// while the parent goes through it).
+func TestCancelReachesEveryChild(t *testing.T) {
+	for _, byDeadline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("deadline=%v", byDeadline), func(t *testing.T) {
+			explore(t, 20, sched.Options{}, func(t *sched.T) {
+				var parent context.Context
+				var cancel context.CancelFunc
+				if byDeadline {
+					parent, cancel = context.WithTimeout(context.Background(), time.Second)
+				} else {
+					parent, cancel = context.WithCancel(context.Background())
+				}
+				defer cancel()
+				var kids []context.Context
+				for range 4 {
+					kid, cancelKid := context.WithCancel(parent)
+					defer cancelKid()
+					grandkid, cancelGrandkid := context.WithCancel(kid)
+					defer cancelGrandkid()
+					kids = append(kids, kid, grandkid)
+				}
+				if byDeadline {
+					vtime.Sleep(2 * time.Second)
+				} else {
+					cancel()
+				}
+				want := context.Canceled
+				if byDeadline {
+					want = context.DeadlineExceeded
+				}
+				for i, kid := range kids {
+					if err := kid.Err(); err != want || !canceled(kid) {
+						t.Errorf("context %d: Err = %v, Done closed %v; want %v", i, err, canceled(kid), want)
+					}
+				}
+			})
+		})
+	}
+}
+
 func TestCancelChildDoesNotCancelParent(t *testing.T) {
 	run(t, sched.Options{}, func(t *sched.T) {
 		parent, cancelParent := context.WithCancel(context.Background())
