@@ -907,3 +907,18 @@ func TestSleepPastManyUnreceivedTicks(t *testing.T) {
 		at(t, "after Sleep(1m)", start.Add(time.Minute))
 	})
 }
+
+// Regression (found in review, fixed): more than 10,000 one-shot timers
+// that fire without waking anybody (After channels nobody receives from)
+// made the run report a deadlock, although a Sleep timer was still pending.
+// In Go the Sleep returns. Only advances that fire tickers alone count
+// towards the limit now.
+func TestSleepPastManyUnreceivedTimers(t *testing.T) {
+	run(t, sched.Options{}, func(t *sched.T) {
+		for i := range 10_050 {
+			vtime.After(time.Duration(i+1) * time.Millisecond)
+		}
+		vtime.Sleep(time.Minute)
+		at(t, "after Sleep(1m)", start.Add(time.Minute))
+	})
+}

@@ -33,9 +33,10 @@ var (
 	keyJump       = entropy.KeyOf("sched.clock.jump")
 )
 
-// idleAdvanceLimit bounds clock advances that wake nobody: a run whose only
-// pending timers are tickers that no goroutine receives from would
-// otherwise tick forever.
+// idleAdvanceLimit bounds clock advances that fire only tickers and wake
+// nobody: a run whose only pending timers are tickers that no goroutine
+// receives from, and that are not idle (a ticker whose channel a select
+// without a way out keeps polling), would otherwise tick forever.
 const idleAdvanceLimit = 10_000
 
 // Timer is a virtual timer of a run.
@@ -281,26 +282,38 @@ func (r *Run) advance() bool {
 	if len(r.timers) == 0 || r.idleAdvances >= idleAdvanceLimit {
 		return false
 	}
-	r.idleAdvances++
 	r.progress++
-	// Ticks nobody will receive change nothing: skip them, so that a
-	// ticker left running does not make the clock crawl to a distant
-	// deadline one tick at a time.
-	next := time.Duration(-1)
-	for _, t := range r.timers {
-		if (t.period <= 0 || t.idle == nil || !t.idle(t)) && (next < 0 || t.when < next) {
-			next = t.when
+	next := r.timers[0].when
+	if r.timers[0].period > 0 {
+		// Ticks nobody will receive change nothing: skip them, so that a
+		// ticker left running does not make the clock crawl to a distant
+		// deadline one tick at a time.
+		next = -1
+		for _, t := range r.timers {
+			if (t.period <= 0 || t.idle == nil || !t.idle(t)) && (next < 0 || t.when < next) {
+				next = t.when
+			}
 		}
-	}
-	if next < 0 {
-		return false // only idle tickers: nothing can ever happen
-	}
-	for _, t := range r.timers {
-		if t.period > 0 && t.when < next && t.idle != nil && t.idle(t) {
-			t.when += (next - t.when + t.period - 1) / t.period * t.period
+		if next < 0 {
+			return false // only idle tickers: nothing can ever happen
 		}
+		// Only advances that fire tickers alone count towards the limit:
+		// one-shot timers are finite, and firing one that wakes nobody (a
+		// timer nobody receives from) brings the clock closer to the others.
+		oneShot := false
+		for _, t := range r.timers {
+			if t.period <= 0 && t.when <= next {
+				oneShot = true
+			}
+			if t.period > 0 && t.when < next && t.idle != nil && t.idle(t) {
+				t.when += (next - t.when + t.period - 1) / t.period * t.period
+			}
+		}
+		if !oneShot {
+			r.idleAdvances++
+		}
+		r.heapify()
 	}
-	r.heapify()
 	if f := r.cfg.ClockFaults; f.JumpProbability > 0 && f.MaxJump > 0 && r.src.At(keyJump).Bool(f.JumpProbability) {
 		next += time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump)))
 	}
