@@ -4,9 +4,11 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/vtime"
 )
 
 // runs runs body under n schedules (successive seeds) and fails t on the
@@ -270,6 +272,59 @@ func TestDifferentialSelectUniform(t *testing.T) {
 			if m < 400 || m > 600 {
 				t.Errorf("%s: case %d chosen %d times in %d; want near uniform (400..600): %v", c.name, k, m, n, c.counts)
 			}
+		}
+	}
+}
+
+// A select blocked with two receive cases on one channel: in Go, which of
+// the two the sender (or a close) serves is random, since the select joins
+// the channel's queue in a random order; the shim must reach both.
+// Regression (found in review, fixed): the shim joined in case order, so
+// the first case always fired.
+func TestDifferentialSelectDuplicateCasesBlocked(t *testing.T) {
+	const n = 400
+	for _, byClose := range []bool{false, true} {
+		var shim, native [2]int
+		for i := range n {
+			res, err := sched.Run(sched.Options{Seed: seed + uint64(i)}, func(st *sched.T) {
+				c, fired := chans.Make[int](0), chans.Make[int](1)
+				sched.Go(func() { fired.Send(chans.Select(c.CaseRecv(nil), c.CaseRecv(nil))) })
+				vtime.Sleep(time.Second) // the select is blocked by now
+				if byClose {
+					c.Close()
+				} else {
+					c.Send(1)
+				}
+				shim[fired.Recv()]++
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure != nil {
+				t.Fatal(res.Failure.Error())
+			}
+		}
+		for range n / 4 {
+			c, fired := make(chan int), make(chan int, 1)
+			go func() {
+				select {
+				case <-c:
+					fired <- 0
+				case <-c:
+					fired <- 1
+				}
+			}()
+			time.Sleep(100 * time.Microsecond)
+			if byClose {
+				close(c)
+			} else {
+				c <- 1
+			}
+			native[<-fired]++
+		}
+		t.Logf("close %v: shim %v in %d runs, native %v in %d", byClose, shim, n, native, n/4)
+		if shim[0] < n/4 || shim[1] < n/4 {
+			t.Errorf("close %v: the shim fired the cases %v times in %d runs; want each at least %d", byClose, shim, n, n/4)
 		}
 	}
 }

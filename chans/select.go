@@ -142,12 +142,19 @@ func selectRun(g *engine.G, cases []Case) int {
 	s := selectionOf(g, cases)
 	var wbuf [8]unsafe.Pointer
 	ws := wbuf[:0]
-	for i, k := range cases {
-		var w unsafe.Pointer
-		if k.onChan() {
-			w = k.ch.caseEnqueue(k, g, s, i)
+	for range cases {
+		ws = append(ws, nil)
+	}
+	var obuf [8]int
+	order := enqueueOrder(g, cases, obuf[:0])
+	for j := range cases {
+		i := j
+		if order != nil {
+			i = order[j]
 		}
-		ws = append(ws, w)
+		if k := cases[i]; k.onChan() {
+			ws[i] = k.ch.caseEnqueue(k, g, s, i)
+		}
 	}
 	g.Block(engine.OpSelect, &s.obj)
 	// Another goroutine completed case s.fired and marked the others
@@ -161,6 +168,44 @@ func selectRun(g *engine.G, cases []Case) int {
 	}
 	cases[fired].ch.caseFinish(cases[fired], s)
 	return fired
+}
+
+var keySelectOrder = entropy.KeyOf("chans.select.order")
+
+// enqueueOrder returns the order in which a blocking select over cases
+// joins its channels' queues, or nil for the cases' order. The order shows
+// only when two cases wait in the same queue (the same channel and
+// direction): the goroutine that comes next serves the first of them. Go
+// joins the queues in an order that is random among such cases, so it is
+// drawn then, and only then.
+//
+//go:norace
+func enqueueOrder(g *engine.G, cases []Case, buf []int) []int {
+	dup := false
+	for i := 1; i < len(cases) && !dup; i++ {
+		if !cases[i].onChan() {
+			continue
+		}
+		for _, k := range cases[:i] {
+			if k.onChan() && k.ch == cases[i].ch && k.send == cases[i].send {
+				dup = true
+				break
+			}
+		}
+	}
+	if !dup {
+		return nil
+	}
+	order := buf
+	for i := range cases {
+		order = append(order, i)
+	}
+	src := g.Source().At(keySelectOrder)
+	for i := len(order) - 1; i > 0; i-- {
+		j := src.Choice(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	return order
 }
 
 // selection is what the waiters of one blocked select share: once one of
