@@ -3,6 +3,7 @@ package chans
 import (
 	"iter"
 	"reflect"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -33,8 +34,9 @@ type Chan[T any] struct {
 	sendq   waitq[T]
 	spare   *waiter[T] // a plain waiter to reuse: no allocation per blocking operation
 
-	// Addresses the race detector synchronizes on: one per buffer slot, one
-	// for handoffs to a parked goroutine, one for close.
+	// Addresses the race detector synchronizes on: one per buffer slot
+	// (under -race only), one for handoffs to a parked goroutine, one for
+	// close.
 	raceSlots []byte
 	raceHand  byte
 	raceClose byte
@@ -67,9 +69,10 @@ func (w *waiter[T]) complete() {
 }
 
 // Make returns a channel with room for capacity values; 0 makes an
-// unbuffered channel. It panics if capacity is negative, as make does.
+// unbuffered channel. It panics if capacity is negative, or its buffer
+// too large to allocate, as make does.
 func Make[T any](capacity int) *Chan[T] {
-	if capacity < 0 {
+	if capacity < 0 || bufferTooLarge[T](capacity) {
 		panic(plainError("makechan: size out of range"))
 	}
 	g := engine.Current()
@@ -86,13 +89,28 @@ func Make[T any](capacity int) *Chan[T] {
 // result panic, as on a receive-only channel.
 func FromRecv[T any](c <-chan T) *Chan[T] { return &Chan[T]{recv: c} }
 
+// maxAlloc is the largest allocation the runtime makes on 64-bit platforms
+// with 48-bit addresses (runtime.maxAlloc); on 32-bit ones, what an int
+// can count.
+const maxAlloc = 1<<min(48, strconv.IntSize-1) - 1
+
+// bufferTooLarge reports whether a buffer of n values of T exceeds what make
+// allocates for a channel (makechan's check, without its header's size).
+func bufferTooLarge[T any](n int) bool {
+	var zero T
+	size := uint64(unsafe.Sizeof(zero))
+	return size > 0 && uint64(n) > maxAlloc/size
+}
+
 //go:norace
 func (c *Chan[T]) init(g *engine.G) {
 	c.obj.SetLabel("chan " + reflect.TypeFor[T]().String())
 	c.obj.Bind(g, engine.KindChan)
 	n := max(c.capa, 1)
 	c.buf = make([]T, n)
-	c.raceSlots = make([]byte, n)
+	if engine.RaceEnabled {
+		c.raceSlots = make([]byte, n)
+	}
 }
 
 var nilChan = engine.NilObj("nil chan", engine.KindChan)
@@ -286,7 +304,12 @@ func (c *Chan[T]) length(g *engine.G) int {
 }
 
 //go:norace
-func (c *Chan[T]) slot(i int) unsafe.Pointer { return unsafe.Pointer(&c.raceSlots[i]) }
+func (c *Chan[T]) slot(i int) unsafe.Pointer {
+	if !engine.RaceEnabled {
+		return nil // the race annotations do nothing
+	}
+	return unsafe.Pointer(&c.raceSlots[i])
+}
 
 // push and pop move values through the ring buffer, with the race
 // detector's edges between the k-th receive and the k+cap-th send.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
 )
@@ -729,5 +730,25 @@ func TestMakeNegativeInRun(t *testing.T) {
 	explorePass(t, 5, func(t *sched.T) {
 		n := -1
 		checkPanicLike(t, "Make(-1) in a run", func() { chans.Make[int](n) }, func() { _ = make(chan int, n) })
+	})
+}
+
+// A buffer too large to allocate panics as make does, and a huge buffer of
+// zero-size values is no buffer at all, as in Go.
+// Regression (found in review, fixed): in a run, Make panicked with
+// makeslice's message, and a channel of struct{} with a huge capacity
+// allocated a byte per slot.
+func TestMakeHugeInRun(t *testing.T) {
+	explorePass(t, 2, func(t *sched.T) {
+		n := 1 << 62
+		checkPanicLike(t, "Make[int](1<<62) in a run", func() { chans.Make[int](n) }, func() { _ = make(chan int, n) })
+		if engine.RaceEnabled {
+			return // the race detector's edges take a byte per slot
+		}
+		c := chans.Make[struct{}](n)
+		c.Send(struct{}{})
+		if c.Len() != 1 || c.Cap() != n {
+			t.Errorf("Len, Cap = %d, %d; want 1, %d", c.Len(), c.Cap(), n)
+		}
 	})
 }

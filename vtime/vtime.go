@@ -110,6 +110,9 @@ func (tm *Timer) Stop() bool {
 	if tm.native != nil {
 		return tm.native.Stop()
 	}
+	if tm.t == nil {
+		panic("time: Stop called on uninitialized Timer")
+	}
 	if g := engine.Current(); g != nil {
 		g.Point(engine.OpTimer, nil)
 	}
@@ -130,6 +133,9 @@ func (tm *Timer) stop() bool {
 func (tm *Timer) Reset(d time.Duration) bool {
 	if tm.native != nil {
 		return tm.native.Reset(d)
+	}
+	if tm.t == nil {
+		panic("time: Reset called on uninitialized Timer")
 	}
 	if g := engine.Current(); g != nil {
 		g.Point(engine.OpTimer, nil)
@@ -168,9 +174,13 @@ func NewTicker(d time.Duration) *Ticker {
 }
 
 // Stop turns off the ticker; no tick is received from C after it returns.
+// On a Ticker not made by NewTicker it does nothing, as time.Ticker's does.
 func (tk *Ticker) Stop() {
 	if tk.native != nil {
 		tk.native.Stop()
+		return
+	}
+	if tk.t == nil {
 		return
 	}
 	if g := engine.Current(); g != nil {
@@ -194,6 +204,9 @@ func (tk *Ticker) Reset(d time.Duration) {
 	if tk.native != nil {
 		tk.native.Reset(d)
 		return
+	}
+	if tk.t == nil {
+		panic("time: Reset called on uninitialized Ticker")
 	}
 	if g := engine.Current(); g != nil {
 		g.Point(engine.OpTimer, nil)

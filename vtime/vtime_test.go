@@ -922,3 +922,37 @@ func TestSleepPastManyUnreceivedTimers(t *testing.T) {
 		at(t, "after Sleep(1m)", start.Add(time.Minute))
 	})
 }
+
+// Regression (found in review, fixed): a Timer or Ticker not made by its
+// constructor panicked with a nil dereference where Go panics with its own
+// message (Ticker.Stop does nothing). In a run and outside one, the shims
+// now behave as package time does.
+func TestZeroValueTimersLikeGo(t *testing.T) {
+	capture := func(f func()) (p any) {
+		defer func() { p = recover() }()
+		f()
+		return nil
+	}
+	for _, c := range []struct {
+		name         string
+		native, shim func()
+	}{
+		{"Timer.Stop", func() { var tm time.Timer; tm.Stop() }, func() { var tm vtime.Timer; tm.Stop() }},
+		{"Timer.Reset", func() { var tm time.Timer; tm.Reset(time.Second) }, func() { var tm vtime.Timer; tm.Reset(time.Second) }},
+		{"Ticker.Stop", func() { var tk time.Ticker; tk.Stop() }, func() { var tk vtime.Ticker; tk.Stop() }},
+		{"Ticker.Reset", func() { var tk time.Ticker; tk.Reset(time.Second) }, func() { var tk vtime.Ticker; tk.Reset(time.Second) }},
+		{"Ticker.Reset(0)", func() { var tk time.Ticker; tk.Reset(0) }, func() { var tk vtime.Ticker; tk.Reset(0) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := fmt.Sprint(capture(c.native))
+			if got := fmt.Sprint(capture(c.shim)); got != want {
+				t.Errorf("outside a run: panic %q, want %q", got, want)
+			}
+			var got string
+			run(t, sched.Options{}, func(*sched.T) { got = fmt.Sprint(capture(c.shim)) })
+			if got != want {
+				t.Errorf("in a run: panic %q, want %q", got, want)
+			}
+		})
+	}
+}
