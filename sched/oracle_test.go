@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/vtime"
 )
 
 // hunt explores body and returns the first failure, or nil when every
@@ -323,6 +324,20 @@ func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
 		rw.RLock()
 		rw.Unlock()
 	}, "fatal error: sync: Unlock of unlocked RWMutex")
+}
+
+// Regression (found in review, fixed): Unlock of a read-locked RWMutex
+// while a writer waits for its readers is no fatal error in Go (the
+// reader count hides it); it corrupts the RWMutex. The shim said "fatal
+// error", which Go never prints here; it now reports the misuse.
+func TestUnlockOfReadLockedRWMutexWithWaitingWriter(t *testing.T) {
+	expectFailure(t, sched.Options{Iterations: 5}, sched.Misuse, func(t *sched.T) {
+		var rw sched.RWMutex
+		rw.RLock()
+		sched.Go(func() { rw.Lock() })
+		vtime.Sleep(time.Millisecond) // the writer waits for the reader
+		rw.Unlock()
+	}, "sync: Unlock of RWMutex#1, which is not write-locked", "Go does not detect this")
 }
 
 func TestNegativeWaitGroupPanics(t *testing.T) {

@@ -149,7 +149,15 @@ func (rw *RWMutex) tryLock(g *engine.G) bool {
 func (rw *RWMutex) unlock(g *engine.G) {
 	rw.bind(g)
 	g.Point(engine.OpUnlock, &rw.obj)
-	if !rw.held {
+	switch {
+	case !rw.held && rw.writer:
+		// Go throws only when no writer has announced itself; here one
+		// waits for the readers to leave, and Go's Unlock would release
+		// that writer's internal lock and leave the readers' count
+		// corrupted, with no error. Reported for what it is.
+		g.Misuse("sync: Unlock of " + rw.obj.String() + ", which is not write-locked (it is read-locked, and a writer waits " +
+			"for the readers to leave); Go does not detect this, and the RWMutex would be corrupted: the waiting writer may never wake")
+	case !rw.held:
 		g.Fatal("sync: Unlock of unlocked RWMutex")
 	}
 	engine.RaceRelease(rw.readerSync())
