@@ -471,6 +471,36 @@ func TestNamedScheduleSkipsSavedFailures(t *testing.T) {
 	}
 }
 
+// TestSavedTracePathFromModuleRoot: the report names a saved trace by its
+// path from the module's root, where the reproduce lines run, so that its
+// dstreplay line works there (go test runs the test in the package's
+// directory).
+func TestSavedTracePathFromModuleRoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	rel := filepath.Join("testdata", fmt.Sprintf("tmp-saved-%d", os.Getpid()))
+	t.Cleanup(func() { os.RemoveAll(rel) })
+	out, err := childSaving(t, rel, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
+	if err == nil {
+		t.Fatalf("the child passed:\n%s", out)
+	}
+	m := regexp.MustCompile(`dstreplay summary (\S+)\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no dstreplay line:\n%s", out)
+	}
+	want := "sched/" + filepath.ToSlash(rel) + "/TestChildABBA/"
+	if !strings.HasPrefix(m[1], want) {
+		t.Errorf("dstreplay reads %s, want a path from the module's root (%s...)", m[1], want)
+	}
+	if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+		t.Errorf("the path does not name the trace from the module's root: %v", err)
+	}
+	if !strings.Contains(out, "trace saved as "+m[1]+";") {
+		t.Errorf("the report names the trace differently:\n%s", out)
+	}
+}
+
 // TestChildOuterFailure fails through the enclosing *testing.T from the
 // body, in the schedules where a lost update happens.
 func TestChildOuterFailure(t *testing.T) {

@@ -64,7 +64,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 			what = "the saved failure"
 		}
 		t.Logf("sched: %s names the schedule to run: not replaying %s of %s first (%s)",
-			o.namedBy, what, t.Name(), filepath.Dir(saved[0]))
+			o.namedBy, what, t.Name(), fromRoot(filepath.Dir(saved[0])))
 	default:
 		for _, path := range saved {
 			replayForTest(t, path, body, false)
@@ -232,7 +232,7 @@ func failureReport(name string, o Options, x exploration) string {
 	switch {
 	case x.saved != "":
 		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (go install github.com/dstgo/dst/cmd/dstreplay):\n  dstreplay summary %s\n",
-			x.saved, traceLine(name, x.saved), x.saved)
+			fromRoot(x.saved), traceLine(name, x.saved), fromRoot(x.saved))
 	case x.saveErr != nil:
 		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)
 	}
@@ -278,27 +278,31 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 		brk = flags.brk
 	}
 	res, err := replayFile(path, t.Name(), t, body, brk)
+	shown := path // as the user gave it, or from the module's root
+	if !given {
+		shown = fromRoot(path)
+	}
 	var d *trace.Divergence
 	switch {
 	case err != nil && !errors.As(err, &d):
-		t.Fatalf("sched: replaying %s: %v", path, err)
+		t.Fatalf("sched: replaying %s: %v", shown, err)
 	case res.Failure != nil:
 		var b strings.Builder
-		fmt.Fprintf(&b, "sched: %s (replaying %s: %s)\n", res.Failure.Kind, path, res.Strategy)
+		fmt.Fprintf(&b, "sched: %s (replaying %s: %s)\n", res.Failure.Kind, shown, res.Strategy)
 		if d != nil {
 			fmt.Fprintf(&b, "note: %v\n", d)
 		}
 		fmt.Fprintf(&b, "\n%s\n\nreplay it:\n  %s\n", res.Failure.Error(), traceLine(t.Name(), path))
 		if !given {
-			fmt.Fprintf(&b, "(a saved failure: delete %s once it is fixed)\n", path)
+			fmt.Fprintf(&b, "(a saved failure: delete %s once it is fixed)\n", shown)
 		}
 		t.Fatal(b.String())
 	case d != nil:
-		t.Logf("sched: %s no longer fails, but it ran differently from its recording: %v", path, d)
+		t.Logf("sched: %s no longer fails, but it ran differently from its recording: %v", shown, d)
 	case given:
-		t.Logf("sched: %s replays exactly and passes", path)
+		t.Logf("sched: %s replays exactly and passes", shown)
 	default:
-		t.Logf("sched: the saved failure %s no longer fails; delete it if the bug is fixed", path)
+		t.Logf("sched: the saved failure %s no longer fails; delete it if the bug is fixed", shown)
 	}
 }
 
@@ -331,6 +335,16 @@ func shellQuote(s string) string {
 
 // packageDir is the current package's directory relative to its module root
 // (go test runs tests in the package directory), or "." when unknown.
+// fromRoot is path, relative to the package's directory (where go test
+// runs the test), made relative to the module's root, where the reproduce
+// lines are run from, so that dstreplay finds it there too.
+func fromRoot(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.ToSlash(filepath.Join(packageDir(), path))
+}
+
 func packageDir() string {
 	wd, err := os.Getwd()
 	if err != nil {

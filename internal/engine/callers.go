@@ -35,28 +35,50 @@ func shortFunc(f string) string {
 	return f
 }
 
-// moduleRoot is the directory of this module's source, so that frames inside
-// the tool itself can be skipped when looking for the user's call site.
-var moduleRoot = func() string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return ""
-	}
-	// file is <root>/internal/engine/callers.go
-	return filepath.Dir(filepath.Dir(filepath.Dir(file))) + "/"
-}()
+// modulePath is this module's import path.
+var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
+
+// toolPackages are this module's packages whose frames belong to the tool:
+// the shims and what they call ("internal/" covers every package under
+// it). Tests, examples and any other package, of this module or another,
+// are the code under test.
+var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "chans", "vtime",
+	"entropy", "trace", "replay", "fuzzloop"}
 
 // ours reports whether a frame (its file and function) belongs to the tool
-// or the runtime rather than to the code under test. Tests and examples in
-// this module count as user code.
+// or the runtime rather than to the code under test. iter.Pull's frames
+// count as the runtime's: they run every managed goroutine.
 func ours(file, function string) bool {
-	if moduleRoot == "" || !strings.HasPrefix(file, moduleRoot) {
-		return strings.HasPrefix(function, "runtime.")
+	pkg := funcPackage(function)
+	if pkg == "runtime" || pkg == "iter" {
+		return true
 	}
-	if strings.HasSuffix(file, "_test.go") {
+	rest, ok := strings.CutPrefix(pkg, modulePath+"/")
+	if !ok || strings.HasSuffix(file, "_test.go") {
 		return false
 	}
-	return !strings.HasPrefix(file[len(moduleRoot):], "examples/")
+	for _, p := range toolPackages {
+		if rest == p || strings.HasSuffix(p, "/") && strings.HasPrefix(rest, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// funcPackage is the import path of the package of a function as the
+// runtime names it, such as "example.com/m/pkg.(*T).Method[...]".
+func funcPackage(function string) string {
+	if i := strings.IndexByte(function, '['); i >= 0 {
+		function = function[:i] // type arguments name other packages
+	}
+	dir := ""
+	if i := strings.LastIndexByte(function, '/'); i >= 0 {
+		dir, function = function[:i+1], function[i+1:]
+	}
+	if i := strings.IndexByte(function, '.'); i >= 0 {
+		function = function[:i]
+	}
+	return dir + function
 }
 
 // callerLoc returns where the first frame outside the tool is. It costs

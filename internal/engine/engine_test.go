@@ -61,12 +61,22 @@ func TestOursSkipsToolFrames(t *testing.T) {
 		file, fn string
 		want     bool
 	}{
-		{moduleRoot + "internal/engine/run.go", "github.com/dstgo/dst/internal/engine.(*G).Point", true},
-		{moduleRoot + "sched/mutex.go", "github.com/dstgo/dst/sched.(*Mutex).Lock", true},
-		{moduleRoot + "sched/mutex_test.go", "github.com/dstgo/dst/sched_test.TestX", false}, // tests are user code
-		{moduleRoot + "examples/bank/bank.go", "github.com/dstgo/dst/examples/bank.Transfer", false},
+		{"/m/internal/engine/run.go", "github.com/dstgo/dst/internal/engine.(*G).Point", true},
+		{"/m/sched/mutex.go", "github.com/dstgo/dst/sched.(*Mutex).Lock", true},
+		{"/m/sched/context/context.go", "github.com/dstgo/dst/sched/context.WithCancel", true},
+		{"/m/chans/chan.go", "github.com/dstgo/dst/chans.(*Chan[go.shape.int]).Send", true},
+		{"/m/sched/mutex_test.go", "github.com/dstgo/dst/sched_test.TestX", false}, // tests are user code
+		{"/m/sched/mutex_test.go", "github.com/dstgo/dst/sched.TestX", false},      // internal tests too
+		{"/m/examples/bank/bank.go", "github.com/dstgo/dst/examples/bank.Transfer", false},
+		// A package of the user's inside this module, or a module nested in its directory.
+		{"/m/mytry/cache.go", "github.com/dstgo/dst/mytry.(*Cache).Get", false},
+		{"/m/nested/cache.go", "example.com/nested.(*Cache).Get", false},
+		{"/m/schedx/x.go", "github.com/dstgo/dst/schedx.F", false},
 		{"/home/u/project/service.go", "example.com/service.Handle", false},
+		{"/home/u/project/service.go", "example.com/service.Map[...]", false},
+		{"/home/u/project/service.go", "example.com/service.F[github.com/dstgo/dst/sched.Mutex]", false},
 		{"/usr/local/go/src/runtime/proc.go", "runtime.goexit", true},
+		{"/usr/local/go/src/iter/iter.go", "iter.Pull[go.shape.struct {}].func1", true},
 		{"/usr/local/go/src/net/http/server.go", "net/http.(*Server).Serve", false},
 	}
 	for _, c := range cases {

@@ -418,6 +418,12 @@ func (g *G) Point(op Op, o *Obj) {
 	g.op, g.obj = op, o
 	if r.cfg.Detail {
 		g.at = callerLoc()
+		if g.at == nil {
+			// Nothing of the user's on the stack: a point the tool makes
+			// for the goroutine, such as WaitGroup.Go's Done once its
+			// function returns. It belongs to where the goroutine started.
+			g.at = g.spawnAt
+		}
 	}
 	if r.tr != nil {
 		r.recordOp(trace.KindOp, g, op, o)
