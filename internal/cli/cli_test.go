@@ -254,6 +254,19 @@ func TestExec(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(errOut, "the re-run ended as recorded") {
 		t.Fatalf("exec: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// A trace cut short has no recorded outcome to confirm.
+	whole, err := os.ReadFile(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.trace")
+	if err := os.WriteFile(cut, whole[:len(whole)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := run("exec", cut); code != cli.ExitFailure || !strings.Contains(e, "the recorded run's outcome is unknown: ") ||
+		strings.Contains(e, "ended with pass") {
+		t.Errorf("exec of a trace cut short: exit %d %q", code, e)
+	}
 	// A trace that no go test test recorded cannot be re-run.
 	if _, e, code := run("exec", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
 		t.Errorf("exec of a sched.Explore trace: exit %d %q", code, e)

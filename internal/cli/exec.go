@@ -26,7 +26,7 @@ func runExec(e *env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
-	h, outcome := r.Header, r.Outcome
+	h, outcome, cut := r.Header, r.Outcome, r.Truncated
 	r.Close()
 	if _, err := listDir(pkg); err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
@@ -50,10 +50,11 @@ func runExec(e *env, args []string) int {
 	} else if runErr != nil {
 		got = "a failure outside the replay"
 	}
-	want := "pass"
-	if outcome != nil {
-		want = outcome.Kind
+	if outcome == nil {
+		fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended with %s; the recorded run's outcome is unknown: %v\n", got, cut)
+		return ExitFailure
 	}
+	want := outcome.Kind
 	if got != want {
 		fmt.Fprintf(e.stderr, "dstreplay exec: the recorded run ended with %s, the re-run with %s\n", want, got)
 		return ExitFailure

@@ -67,11 +67,15 @@ func runHTML(e *env, args []string) int {
 		return ExitUsage
 	}
 	fmt.Fprintln(e.stdout, dst)
+	if readErr == nil {
+		readErr = r.Truncated
+	}
 	if readErr != nil {
+		// What can be read is worth a page: it says where it stops.
 		fmt.Fprintf(e.stderr, "dstreplay html: %s: %v (the page shows the %d events before it)\n", in, readErr, tl.N)
 		return ExitFailure
 	}
-	return truncated(e, "html", r)
+	return ExitOK
 }
 
 // htmlPath is where the page for the trace at path goes by default: the same
