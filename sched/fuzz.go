@@ -30,6 +30,7 @@ func Fuzz(f *testing.F, body func(*T)) {
 
 // FuzzWith is Fuzz with options.
 func FuzzWith(f *testing.F, opts Options, body func(*T)) {
+	refuseNested("sched.Fuzz")
 	f.Helper()
 	o, err := opts.withFlags()
 	if err == nil {

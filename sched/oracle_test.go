@@ -444,3 +444,24 @@ func TestObjectSharedBetweenRunsIsMisuse(t *testing.T) {
 		t.Fatalf("reusing the mutex after its run ended: %v", res.Failure)
 	}
 }
+
+// A run's goroutine that starts a run of its own (sched.Test inside a body)
+// fails the run as a misuse. It used to run the inner runs unnoticed.
+func TestNestedRunIsMisuse(t *testing.T) {
+	outer := t
+	for _, c := range []struct {
+		name  string
+		start func()
+	}{
+		{"sched.Run", func() { sched.Run(sched.Options{}, func(*sched.T) {}) }},
+		{"sched.Explore", func() { sched.Explore(sched.Options{Iterations: 2}, func(*sched.T) {}) }},
+		{"sched.Test", func() { sched.Test(outer, func(*sched.T) {}) }},
+	} {
+		name, start := c.name, c.start
+		t.Run(name, func(t *testing.T) {
+			expectFailure(t, sched.Options{Iterations: 2}, sched.Misuse, func(t *sched.T) {
+				sched.Go(start)
+			}, name+" called inside a run", "(goroutine 2)")
+		})
+	}
+}

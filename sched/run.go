@@ -87,12 +87,22 @@ type Failure struct {
 // when there is one, and what every goroutine left was doing and where.
 func (f *Failure) Error() string { return f.report }
 
+// refuseNested fails the run of the calling goroutine, if a run manages
+// it, for starting runs of its own: what is called the body of a run is
+// not meant to run while another run holds the turn.
+func refuseNested(what string) {
+	if g := engine.Current(); g != nil {
+		g.Misuse(what + " called inside a run: a run's goroutines cannot start runs of their own; call it from the test function")
+	}
+}
+
 // Run executes body once under the scheduler, with the schedule given by
 // opts.Seed (or opts.Recording) and opts.Strategy ("portfolio" means PCT for
 // a single run). A failing run is re-executed with source locations on, so
 // that its report says where each goroutine was. Run returns an error only
 // for invalid options.
 func Run(opts Options, body func(*T)) (*Result, error) {
+	refuseNested("sched.Run")
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

@@ -38,6 +38,7 @@ func Test(t *testing.T, body func(*T)) {
 // can make them depend on each other.
 func TestWith(t *testing.T, opts Options, body func(*T)) {
 	t.Helper()
+	refuseNested("sched.Test")
 	o, err := opts.withFlags()
 	if err == nil {
 		o, err = o.withDefaults()
@@ -112,6 +113,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 // reading flags, and returns the first failing schedule's result, or the
 // last passing one. Result.Schedule says how many schedules ran.
 func Explore(opts Options, body func(*T)) (*Result, error) {
+	refuseNested("sched.Explore")
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
