@@ -305,8 +305,10 @@ func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 		}
 	}
 	opts := sched.Options{Watchdog: 100 * time.Millisecond, Iterations: 3}
+	// The stack's header numbers the goroutine as the run does (its
+	// goroutine 2), not as the runtime does, and keeps its state.
 	expectFailure(t, opts, sched.Watchdog, native(true),
-		"without reaching a scheduling point", "oracle_test.go:")
+		"without reaching a scheduling point", "oracle_test.go:", "\ngoroutine 2 [chan receive]:\n")
 	expectPass(t, opts, native(false))
 }
 
@@ -465,3 +467,27 @@ func TestNestedRunIsMisuse(t *testing.T) {
 		})
 	}
 }
+
+// A goroutine that blocks outside the scheduler for a while, but less than
+// the watchdog's limit, passes, and the run says where it blocked.
+func TestStallIsNoted(t *testing.T) {
+	res, err := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Go(sleepNatively)
+		wg.Wait()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	for _, w := range []string{"goroutine 2 ran for at least ", `in state "sleep", at oracle_test.go:`, "oracle_test.go:", "sched_test.sleepNatively", "time.Sleep"} {
+		if !strings.Contains(res.Stall, w) {
+			t.Errorf("Stall lacks %q: %q", w, res.Stall)
+		}
+	}
+	res, err = sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {})
+	if err != nil || res.Stall != "" {
+		t.Errorf("a run without stall: %v %q", err, res.Stall)
+	}
+}
+
+func sleepNatively() { time.Sleep(300 * time.Millisecond) }

@@ -39,6 +39,12 @@ type Result struct {
 	// Trace is the run's events, when they were recorded (Options.Record,
 	// or a failing run's re-execution).
 	Trace *trace.Buffer
+	// Stall, when not empty, says that a goroutine ran for 200ms or more
+	// without reaching a scheduling point, in what state and where: it
+	// blocked outside the scheduler (time.Sleep, I/O, a plain channel or
+	// lock), or computed that long. Not a failure, unless it lasts as long
+	// as Options.Watchdog.
+	Stall string
 
 	// What WriteTrace needs to describe the run.
 	sched  schedule
@@ -227,6 +233,7 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 		return s.runStreaming(o, name, tb, body)
 	}
 	out, rec, buf := s.execute(o, name, tb, body, o.Detail)
+	stall := out.Stall
 	note, detail := "", o.Detail
 	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
 		again := s
@@ -247,6 +254,9 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 	}
 	res := s.result(out, rec, buf)
 	res.opts, res.name, res.body, res.detail = o, name, body, detail
+	if res.Stall == "" {
+		res.Stall = stall
+	}
 	return res, note
 }
 
@@ -295,6 +305,7 @@ func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace
 		Logs:        out.Logs,
 		Recording:   rec,
 		Trace:       buf,
+		Stall:       out.Stall,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

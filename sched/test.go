@@ -79,6 +79,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if x.err != nil {
 		t.Fatalf("sched: %v", x.err)
 	}
+	if x.stall != "" && (x.res == nil || x.res.Stall == "") { // else the failure's report says it
+		t.Logf("sched: note: %s", x.stall)
+	}
 	if x.outerFailed {
 		t.Fatal(outerFailedReport(t.Name(), o, x))
 		return
@@ -139,6 +142,7 @@ type exploration struct {
 	// outerFailed says that the last schedule failed the enclosing test
 	// through its *testing.T, not through the body's *T.
 	outerFailed bool
+	stall       string // the first schedule's Result.Stall, and which it was
 	saveErr     error
 	err         error                  // the exploration could not go on (a hunt's corpus)
 	shrunk      *fuzzloop.ShrinkResult // how the failure was shrunk
@@ -172,6 +176,9 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 			logf("sched: schedule %d (%s): %s", x.n, x.s.describe(x.res), outcome(x.res))
 		}
 		pctHint = max(pctHint, x.res.Steps)
+		if x.res.Stall != "" && x.stall == "" {
+			x.stall = fmt.Sprintf("in schedule %d, %s", x.n, x.res.Stall)
+		}
 		if x.res.Failure != nil {
 			break
 		}
@@ -210,6 +217,9 @@ func failureReport(name string, o Options, x exploration) string {
 	fmt.Fprintf(&b, "sched: %s in schedule %d of %s (%s)\n", res.Failure.Kind, x.n, name, s.describe(res))
 	if note != "" {
 		fmt.Fprintf(&b, "%s\n", note)
+	}
+	if res.Stall != "" {
+		fmt.Fprintf(&b, "note: %s\n", res.Stall)
 	}
 	if r := x.shrunk; r != nil {
 		fmt.Fprintf(&b, "shrunk from %v to %v (%d runs)\n", r.Before, r.After, r.Runs)

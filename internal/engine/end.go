@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -45,7 +46,7 @@ func (r *Run) fireWatchdog() {
 			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O) or spinning "+
 			"without calling into sched; use the sched shims for everything that blocks, or raise -dst.watchdog",
 			g.ID, r.cfg.Watchdog),
-		Stack:      userStack(goroutineStack(g.goid), false),
+		Stack:      renumber(userStack(goroutineStack(g.goid), false), g.ID),
 		Goroutines: r.snapshot(),
 	}
 	if coroutines {
@@ -108,6 +109,17 @@ func (r *Run) tearDown(g *G, mode uint8, timeout time.Duration) {
 
 // goroutineStack returns the stack of the goroutine with the given id, from
 // a dump of all goroutines.
+// renumber gives a stack's header ("goroutine 23 [sleep]:") the run's
+// number for the goroutine, which the rest of a report uses, instead of the
+// runtime's.
+func renumber(stack string, id int) string {
+	rest, ok := strings.CutPrefix(stack, "goroutine ")
+	if i := strings.Index(rest, " ["); ok && i >= 0 {
+		return fmt.Sprintf("goroutine %d%s", id, rest[i:])
+	}
+	return stack
+}
+
 func goroutineStack(id int64) string {
 	for _, s := range splitStacks(allStacks()) {
 		if s.id == id {

@@ -63,6 +63,10 @@ type Outcome struct {
 	// Config.Transcribe; with TranscriptUID it forms the scheduler's part
 	// of an equivalent random-walk recording.
 	Transcript []uint64
+	// Stall, when not empty, says that a goroutine ran for a while without
+	// reaching a scheduling point (blocked outside the scheduler, or
+	// computing), and where: not a failure, but worth a note.
+	Stall string
 }
 
 // TranscriptUID is the uid of a random walk's choices.
@@ -155,8 +159,9 @@ type Run struct {
 	// Watchdog state, owned by the watchdog goroutine.
 	wdProgress uint64
 	wdSince    time.Time
-	stuck      *G            // the goroutine the watchdog gave up on
-	gone       chan struct{} // closed when the running goroutine of an abandoned run exits
+	stallNote  atomic.Pointer[string] // what noteStall noted
+	stuck      *G                     // the goroutine the watchdog gave up on
+	gone       chan struct{}          // closed when the running goroutine of an abandoned run exits
 	goneOnce   sync.Once
 
 	// Tracing.
@@ -263,7 +268,16 @@ func Execute(cfg Config, body func()) *Outcome {
 		Goroutines:  len(r.gs),
 		Faults:      r.faults,
 		Transcript:  r.transcript,
+		Stall:       r.stallText(),
 	}
+}
+
+//go:norace
+func (r *Run) stallText() string {
+	if p := r.stallNote.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // awaitEnd waits for a run whose goroutines hand over through semaphores

@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -86,9 +89,75 @@ func (r *Run) checkProgress(now time.Time) {
 		r.wdProgress, r.wdSince = p, now
 		return
 	}
-	if now.Sub(r.wdSince) >= limit {
+	stalled := now.Sub(r.wdSince)
+	if stalled >= limit {
 		r.fireWatchdog()
+		return
 	}
+	if stalled >= stallNotice && r.stallNote.Load() == nil && !r.unwinding.Load() {
+		r.noteStall(stalled)
+	}
+}
+
+// stallNotice is how long a goroutine may run without reaching a
+// scheduling point before its run notes it (Outcome.Stall), well before the
+// watchdog gives up on it.
+const stallNotice = 200 * time.Millisecond
+
+// noteStall notes, once per run, that its running goroutine has not reached
+// a scheduling point for d: what state the runtime says it is in, and
+// where in the user's code.
+//
+//go:norace
+func (r *Run) noteStall(d time.Duration) {
+	g := r.cur
+	if g == nil || g == &r.home {
+		return
+	}
+	header, frames := splitFrames(goroutineStack(g.goid))
+	state := ""
+	if i, j := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']'); i >= 0 && j > i {
+		state = header[i+1 : j]
+	}
+	where := ""
+	for _, fr := range frames {
+		if l, ok := userFrame(fr); ok {
+			where = ", at " + l.String()
+			break
+		}
+	}
+	note := fmt.Sprintf("goroutine %d ran for at least %v without reaching a scheduling point, in state %q%s: "+
+		"blocking outside the scheduler (time.Sleep, I/O, a plain channel or sync lock) makes runs slow, and "+
+		"nondeterministic when another goroutine ends the wait; use the shims for what blocks",
+		g.ID, d.Round(time.Millisecond), state, where)
+	r.stallNote.CompareAndSwap(nil, &note)
+}
+
+// userFrame parses a frame of a stack (its function line, its file line)
+// and reports whether it is the user's: neither the tool's nor the standard
+// library's.
+func userFrame(fr []string) (Location, bool) {
+	if len(fr) < 2 || strings.HasPrefix(fr[0], "created by ") {
+		return Location{}, false
+	}
+	fn := fr[0]
+	if i := strings.LastIndexByte(fn, '('); i > 0 {
+		fn = fn[:i]
+	}
+	file, line, _ := strings.Cut(strings.TrimSpace(fr[1]), " ")
+	if i := strings.LastIndexByte(file, ':'); i > 0 {
+		file, line = file[:i], file[i+1:]
+	}
+	n, err := strconv.Atoi(line)
+	if err != nil || ours(file, fn) {
+		return Location{}, false
+	}
+	pkg := funcPackage(fn)
+	first, _, _ := strings.Cut(pkg, "/")
+	if !strings.Contains(first, ".") && pkg != "main" {
+		return Location{}, false // the standard library's
+	}
+	return Location{Func: fn, File: file, Line: n}, true
 }
 
 // ticker wakes the watchdog every period.
