@@ -417,7 +417,7 @@ func TestReplayFlag(t *testing.T) {
 	res := expectFailure(t, sched.Options{}, sched.Deadlock, abba(false))
 	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$",
 		"-dst.replay="+res.Recording.Handle(), "-dst.strategy="+res.Strategy)
-	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA (replayed recording") {
+	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA (from a recording") {
 		t.Fatalf("replaying a handle:\n%s", out)
 	}
 	if !strings.Contains(out, "-dst.replay=e1") {

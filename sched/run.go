@@ -325,7 +325,7 @@ func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace
 func (s schedule) describe(res *Result) string {
 	var b strings.Builder
 	if s.rec != nil {
-		fmt.Fprintf(&b, "replayed recording, %s", s.strategy)
+		fmt.Fprintf(&b, "from a recording, %s", s.strategy)
 	} else {
 		fmt.Fprintf(&b, "seed %#x, %s", s.seed, s.strategy)
 	}

@@ -63,7 +63,8 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	}
 	r := fuzzloop.Shrink(fuzzloop.ShrinkConfig{}, in, walk, run)
 	r.Before = fuzzloop.SizeOf(first.Size, x.res.Recording)
-	small := schedule{index: x.s.index, seed: x.s.seed, strategy: engine.Random, rec: r.Input.Rec}
+	// No seed: the found schedule's would not reproduce the shrunk one.
+	small := schedule{index: x.s.index, strategy: engine.Random, rec: r.Input.Rec}
 	res, note := small.run(o, name, tb, body)
 	if res.Failure == nil || res.Failure.Kind != x.res.Failure.Kind {
 		return x

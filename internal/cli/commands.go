@@ -128,12 +128,22 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 	return labels
 }
 
+// scheduleOf says what made the recorded schedule: a strategy and its seed,
+// or a recording of the values drawn (a shrunk schedule, a replayed one),
+// when no seed reproduces it.
+func scheduleOf(h *trace.Header) string {
+	if h.Seed == 0 {
+		return h.Strategy + ", from a recording"
+	}
+	return fmt.Sprintf("%s, seed %#x", h.Strategy, h.Seed)
+}
+
 func headerLines(h *trace.Header) []string {
 	lines := []string{"test: " + h.Test}
 	if h.Package != "" {
 		lines = append(lines, "package: "+h.Package)
 	}
-	s := fmt.Sprintf("schedule: %s, seed %#x", h.Strategy, h.Seed)
+	s := "schedule: " + scheduleOf(h)
 	if h.Strategy == "pct" {
 		s += fmt.Sprintf(", depth %d over %d steps", h.Depth, h.PCTSteps)
 	}
@@ -208,7 +218,7 @@ func runSummary(e *env, args []string) int {
 		return true
 	})
 	h := &r.Header
-	fmt.Fprintf(e.stdout, "%s (%s, seed %#x)\n", h.Test, h.Strategy, h.Seed)
+	fmt.Fprintf(e.stdout, "%s (%s)\n", h.Test, scheduleOf(h))
 	if o := r.Outcome; o != nil {
 		fmt.Fprintf(e.stdout, "outcome: %s\n", outcomeText(o))
 	} else {

@@ -453,7 +453,7 @@ func (m *stepper) View() string {
 func (m *stepper) headerLines() []string {
 	r := m.c.Reader()
 	h := &r.Header
-	top := styleTitle.Render(h.Test) + styleDim.Render(fmt.Sprintf("  %s, seed %#x  ", h.Strategy, h.Seed))
+	top := styleTitle.Render(h.Test) + styleDim.Render("  "+scheduleOf(h)+"  ")
 	switch o := r.Outcome; {
 	case o == nil:
 		top += styleBad.Render("cut short: no outcome")
