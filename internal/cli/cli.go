@@ -78,8 +78,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		usage(e.stderr)
 		return ExitUsage
 	}
-	// dstreplay trace: the stepper for a person at a terminal, the listing
-	// (as show prints it) otherwise.
+	// dstreplay file.trace: the stepper for a person at a terminal, the
+	// listing (as show prints it) otherwise.
+	if _, err := os.Stat(args[0]); err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay: %v\n", err)
+		return ExitUsage
+	}
 	if len(args) == 1 && interactive(e.stdout) {
 		return runStepper(e, args[0])
 	}
@@ -102,7 +106,7 @@ func looksLikeFile(s string) bool {
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "dstreplay reads the traces that sched saves for failing tests.\n\n")
-	fmt.Fprintf(w, "Usage:\n\n\tdstreplay trace            step through the trace (in a terminal; piped, as show)\n\tdstreplay command [args]\n\nCommands:\n\n")
+	fmt.Fprintf(w, "Usage:\n\n\tdstreplay file.trace       step through the trace (in a terminal; piped, as show)\n\tdstreplay command [args]\n\nCommands:\n\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.short)
 	}
