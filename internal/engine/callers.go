@@ -45,20 +45,43 @@ var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
 var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "chans", "vtime",
 	"entropy", "trace", "replay", "fuzzloop"}
 
+// moduleRoot is the directory of this module's source, for the frames of
+// the tool's code inlined into a function of the user's (an iterator's
+// closure, such as chans.Chan.All's): their function is named after the
+// user's, their file is the tool's.
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	// file is <root>/internal/engine/callers.go
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))) + "/"
+}()
+
 // ours reports whether a frame (its file and function) belongs to the tool
-// or the runtime rather than to the code under test. iter.Pull's frames
-// count as the runtime's: they run every managed goroutine.
+// or the runtime rather than to the code under test: by the package of its
+// function, or by the directory of its file. iter.Pull's frames count as
+// the runtime's: they run every managed goroutine.
 func ours(file, function string) bool {
 	pkg := funcPackage(function)
 	if pkg == "runtime" || pkg == "iter" {
 		return true
 	}
-	rest, ok := strings.CutPrefix(pkg, modulePath+"/")
-	if !ok || strings.HasSuffix(file, "_test.go") {
+	if strings.HasSuffix(file, "_test.go") {
 		return false
 	}
+	if rest, ok := strings.CutPrefix(pkg, modulePath+"/"); ok && toolPackage(rest) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(file, moduleRoot)
+	return ok && moduleRoot != "" && toolPackage(filepath.ToSlash(filepath.Dir(rest)))
+}
+
+// toolPackage reports whether dir, relative to the module's root, is one of
+// toolPackages.
+func toolPackage(dir string) bool {
 	for _, p := range toolPackages {
-		if rest == p || strings.HasSuffix(p, "/") && strings.HasPrefix(rest, p) {
+		if dir == p || strings.HasSuffix(p, "/") && strings.HasPrefix(dir+"/", p) {
 			return true
 		}
 	}

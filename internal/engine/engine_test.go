@@ -62,6 +62,10 @@ func TestOursSkipsToolFrames(t *testing.T) {
 		want     bool
 	}{
 		{"/m/internal/engine/run.go", "github.com/dstgo/dst/internal/engine.(*G).Point", true},
+		// The tool's code inlined into the user's function: named after it.
+		{moduleRoot + "chans/chan.go", "github.com/dstgo/dst/chans_test.TestX.func1.(*Chan[...]).All.1", true},
+		{moduleRoot + "mytry/cache.go", "github.com/dstgo/dst/mytry.(*Cache).Get", false},
+		{moduleRoot + "nested/cache.go", "example.com/nested.(*Cache).Get", false},
 		{"/m/sched/mutex.go", "github.com/dstgo/dst/sched.(*Mutex).Lock", true},
 		{"/m/sched/context/context.go", "github.com/dstgo/dst/sched/context.WithCancel", true},
 		{"/m/chans/chan.go", "github.com/dstgo/dst/chans.(*Chan[go.shape.int]).Send", true},
