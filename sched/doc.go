@@ -68,9 +68,16 @@
 //     still running when it ends; it ran outside the scheduler.
 //   - Watchdog: a managed goroutine ran for Options.Watchdog without reaching
 //     a scheduling point: it blocked outside the scheduler (a native channel,
-//     sync.Mutex, time.Sleep, I/O) or spins.
+//     sync.Mutex, time.Sleep, I/O) or spins. Shorter than that, from 200ms,
+//     it is not a failure but a note (Result.Stall), which sched.Test logs.
 //   - Misuse: an object of one run touched from another run, or from a
-//     goroutine the run does not manage.
+//     goroutine the run does not manage (which is ended, as by
+//     runtime.Goexit); a run started from inside a run; a misuse of a
+//     primitive that Go does not detect but that corrupts it.
+//
+// Fail a body through the *T it receives: a body that fails the enclosing
+// *testing.T instead stops the exploration at that schedule, but gets no
+// report of its goroutines, no shrinking and no saved trace.
 //   - Data races, when the test runs with -race: the handoff between managed
 //     goroutines creates no happens-before edge, so the race detector sees
 //     every race between them; the shims report the edges Go's own
