@@ -92,3 +92,34 @@ func TestCrashTrace(t *testing.T) {
 		t.Errorf("-dst.crashtrace alone: %v\n%s", err, out)
 	}
 }
+
+// TestInputFlagRunsTheInputAsTheHuntDid: an input whose recording runs out
+// (a fresh one: no values at all) continues from its seed, as the hunt ran
+// it, so -dst.input reproduces what the hunt saw.
+// Regression (found in review, fixed): -dst.input replayed the recording
+// alone, served every draw past it as a zero, and a saved crash input
+// passed.
+func TestInputFlagRunsTheInputAsTheHuntDid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	seed := uint64(1)
+	for ; ; seed++ {
+		res, err := sched.Run(sched.Options{Seed: seed, Strategy: "random"}, abba(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil {
+			break
+		}
+	}
+	in, err := fuzzloop.WriteInput(t.TempDir(), fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{}, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.input="+in)
+	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA") {
+		t.Fatalf("-dst.input of an input that deadlocks (seed %#x):\n%s", seed, out)
+	}
+}
+

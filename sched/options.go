@@ -74,6 +74,9 @@ type Options struct {
 	// namedBy is the flag that names the one schedule to run (-dst.seed,
 	// -dst.replay or -dst.input), if any.
 	namedBy string
+	// input, set by -dst.input, is a hunt's input to run as the hunt ran
+	// it: its recording, then fresh values from its seed.
+	input *fuzzloop.Input
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -172,7 +175,8 @@ func (o Options) withFlags() (Options, error) {
 			if e != nil {
 				err = fmt.Errorf("sched: -dst.input: %w", e)
 			}
-			o.Recording, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Strategy, in.Depth, in.PCTSteps, true
+			o.Recording, o.Seed, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Seed, in.Strategy, in.Depth, in.PCTSteps, true
+			o.input = &in
 			o.namedBy = "-dst.input"
 			if o.Depth == 0 {
 				o.Depth = defaultDepth

@@ -152,6 +152,11 @@ func strategyNamed(s string) (engine.Strategy, bool) {
 const seedStep = 0x9E3779B97F4A7C15
 
 func (o Options) schedule(i int, base uint64, pctHint int) schedule {
+	if o.input != nil {
+		s := huntSchedule(*o.input, o)
+		s.index = i
+		return s
+	}
 	s := schedule{index: i, seed: base + uint64(i)*seedStep, rec: o.Recording, depth: o.Depth, pctSteps: o.PCTSteps}
 	if s.pctSteps == 0 {
 		s.pctSteps = pctHint

@@ -213,6 +213,11 @@ func outcome(res *Result) string {
 // failureReport is what a person reads when a schedule fails.
 func failureReport(name string, o Options, x exploration) string {
 	s, res, note := x.s, x.res, x.note
+	if s.then && res.Recording != nil {
+		// A hunt's input (its recording, then values from its seed) as
+		// what it drew: a -dst.replay handle names that.
+		s.rec, s.then = res.Recording, false
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "sched: %s in schedule %d of %s (%s)\n", res.Failure.Kind, x.n, name, s.describe(res))
 	if note != "" {

@@ -774,8 +774,8 @@ func (h *hunter) writeFinding(w io.Writer, f *finding, output bool) {
 	case f.trace != "" && f.kind != "crash":
 		fmt.Fprintf(w, "\tdstreplay show %s\n\tdstreplay exec %s\n", f.trace, f.trace)
 	case f.saved != "":
-		fmt.Fprintf(w, "\tthe input it was running: %s\n\tgo test -count=1%s -run '%s' -dst.input=%s %s\n",
-			f.saved, cond(h.cfg.race, " -race", ""), gotest.RunPattern(f.test.name), f.saved, f.test.pkg.path)
+		fmt.Fprintf(w, "\tthe input it was running: %s\n\tgo test -count=1%s %s -run '%s' -dst.input=%s\n",
+			f.saved, cond(h.cfg.race, " -race", ""), f.test.pkg.path, gotest.RunPattern(f.test.name), f.saved)
 	case errors.Is(f.saveErr, fs.ErrNotExist):
 		fmt.Fprintf(w, "\tit had not begun to run inputs\n")
 	case f.saveErr != nil:

@@ -381,7 +381,8 @@ func TestHunterSeveralTests(t *testing.T) {
 		"hunted 4 tests for ",
 		"TestBuggy: deadlock: all goroutines are blocked",
 		"TestCrash: crash: fatal error: concurrent map writes",
-		"-run '^TestCrash$' -dst.input=" + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.input") + " example.com/fake",
+		// The package first: go test passes what follows a -dst flag to the test.
+		"go test -count=1 example.com/fake -run '^TestCrash$' -dst.input=" + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.input") + "\n",
 		"its trace up to the crash: dstreplay " + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.trace") + "\n",
 		"(no progress reported: skipped, or no sched.Test)",
 	} {
