@@ -122,4 +122,3 @@ func TestInputFlagRunsTheInputAsTheHuntDid(t *testing.T) {
 		t.Fatalf("-dst.input of an input that deadlocks (seed %#x):\n%s", seed, out)
 	}
 }
-
