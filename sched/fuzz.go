@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/dstgo/dst/internal/engine"
@@ -22,7 +23,9 @@ import (
 //
 // A failing input fails the fuzz test with the same report as Test, after
 // shrinking, and go test saves the input under testdata/fuzz. The
-// scheduler's options come from opts, as changed by -dst.* flags.
+// scheduler's options come from opts, as changed by -dst.* flags; a flag
+// that names one schedule (-dst.seed, -dst.replay, -dst.input, -dst.trace)
+// runs it once instead of the corpus.
 func Fuzz(f *testing.F, body func(*T)) {
 	f.Helper()
 	FuzzWith(f, Options{}, body)
@@ -44,10 +47,22 @@ func FuzzWith(f *testing.F, opts Options, body func(*T)) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0})
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1})
+	// A schedule named on the command line (a reproduce line's -dst.seed,
+	// -dst.replay, -dst.input or -dst.trace) runs once, in the first input
+	// go test gives, rather than once per input of the corpus.
+	named := o.namedBy != "" || flags.trace != ""
+	var ran atomic.Bool
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if named && ran.Swap(true) {
+			t.Skip("sched: the schedule named on the command line ran in the first input")
+		}
+		if flags.trace != "" {
+			replayForTest(t, flags.trace, body, true)
+			return
+		}
 		s := schedule{strategy: engine.Random, data: data}
-		if o.Recording != nil { // a reproduce line's -dst.replay
-			s = o.schedule(0, 0, minPCTSteps)
+		if o.namedBy != "" {
+			s = o.schedule(0, o.Seed, minPCTSteps)
 		}
 		x := exploration{s: s, n: 1}
 		x.res, x.note = s.run(o, t.Name(), t, body)

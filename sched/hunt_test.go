@@ -2,6 +2,7 @@ package sched_test
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -132,13 +133,32 @@ func TestFuzzAdapter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child test binary")
 	}
-	out, err := child(t, ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$")
+	saved := t.TempDir()
+	out, err := childSaving(t, saved, ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$")
 	if err == nil {
 		t.Fatalf("the child passed:\n%s", out)
 	}
 	for _, want := range []string{"the fuzzer chose 1", "reproduce:", "-dst.replay=e1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	// The reproduce line's schedule, and the saved trace, run once, not
+	// once per input of the corpus.
+	// Regression (found in review, fixed): -dst.trace was ignored, and
+	// -dst.replay failed, and saved a trace, for each input.
+	handle := regexp.MustCompile(`-dst\.replay=(\S+)`).FindStringSubmatch(out)
+	trace := regexp.MustCompile(`trace saved as (\S+);`).FindStringSubmatch(out)
+	if handle == nil || trace == nil {
+		t.Fatalf("no handle or no saved trace in:\n%s", out)
+	}
+	for _, flag := range []string{"-dst.replay=" + handle[1], "-dst.trace=" + trace[1]} {
+		out, err := childSaving(t, t.TempDir(), ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$", flag)
+		if err == nil || strings.Count(out, "the fuzzer chose 1") != 1 {
+			t.Errorf("with %s: want one failure:\n%s", flag, out)
+		}
+		if strings.HasPrefix(flag, "-dst.trace") && !strings.Contains(out, "(replaying ") {
+			t.Errorf("with %s: the trace was not replayed:\n%s", flag, out)
 		}
 	}
 }
