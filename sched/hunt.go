@@ -103,7 +103,8 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		if out.Failure == nil || seen[out.Failure.Signature] {
 			continue
 		}
-		seen[out.Failure.Signature] = true
+		sig := out.Failure.Signature
+		seen[sig] = true
 		s := huntSchedule(in, o)
 		s.index = i
 		fx := x
@@ -120,7 +121,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		x.found = append(x.found, fx)
 		if worker >= 0 {
 			hf := huntwire.Failure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
-				Message: fx.res.Failure.Message, Trace: abs(fx.saved)}
+				Message: fx.res.Failure.Message, Signature: sig, Trace: abs(fx.saved)}
 			hf.Entropy = abs(saveInput(fx))
 			if fx.shrunk != nil {
 				hf.Before, hf.After = fx.shrunk.Before, fx.shrunk.After

@@ -433,11 +433,14 @@ type huntEvent struct {
 	err     error // how it exited
 }
 
-// finding is a distinct failure: of one test, of one kind, with one
-// message. The smallest of its schedules is the one shown.
+// finding is a distinct failure: of one test, with one signature (or,
+// for a crash, one message). The smallest of its schedules is the one
+// shown, and the only one whose files are kept.
 type finding struct {
 	test          *huntTest
 	kind, message string
+	signature     string // the worker's, or the message
+	input         string // the schedule's input file, beside its trace
 	worker        int
 	at            time.Duration // into the hunt
 	count         int
@@ -713,21 +716,34 @@ func (h *hunter) status(p *proc, st *huntwire.Status) {
 
 func (h *hunter) failure(p *proc, f *huntwire.Failure) {
 	h.record(&finding{
-		test: p.test, kind: f.Kind, message: f.Message, worker: p.slot, trace: f.Trace,
-		before: f.Before, after: f.After, sized: f.After != fuzzloop.Size{},
+		test: p.test, kind: f.Kind, message: f.Message, signature: cmp.Or(f.Signature, f.Message), worker: p.slot,
+		trace: f.Trace, input: f.Entropy, before: f.Before, after: f.After, sized: f.After != fuzzloop.Size{},
 	})
 }
 
 // record adds f to the findings, or counts it again.
 func (h *hunter) record(f *finding) {
 	f.at, f.count = time.Since(h.begin), 1
+	if f.signature == "" {
+		f.signature = f.message
+	}
 	for _, g := range h.findings {
-		if g.test != f.test || g.kind != f.kind || g.message != f.message {
+		if g.test != f.test || g.kind != f.kind || g.signature != f.signature {
 			continue
 		}
 		g.count++
+		// One schedule of a failure is enough: the smaller one stays, and
+		// the other's trace and input, which a worker saved, go.
+		drop := f
 		if f.sized && g.sized && f.after.Less(g.after) {
-			g.trace, g.before, g.after, g.worker = f.trace, f.before, f.after, f.worker
+			drop = &finding{trace: g.trace, input: g.input}
+			g.trace, g.input, g.message, g.before, g.after, g.worker = f.trace, f.input, f.message, f.before, f.after, f.worker
+		}
+		if drop.trace != "" && drop.trace != g.trace && f.kind != "crash" {
+			os.Remove(drop.trace)
+			if drop.input != "" {
+				os.Remove(drop.input)
+			}
 		}
 		if h.cfg.verbose {
 			fmt.Fprintf(h.stderr, "dstreplay hunt: %s (worker %d): %s again (%d times)\n", f.test, f.worker, f.kind, g.count)

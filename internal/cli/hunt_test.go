@@ -311,8 +311,10 @@ func fakeWorker(args []string) int {
 			trace := filepath.Join(*dir, name, fmt.Sprintf("deadlock-%d.trace", *worker))
 			os.MkdirAll(filepath.Dir(trace), 0o755)
 			os.WriteFile(trace, []byte("a trace"), 0o644)
-			fmt.Printf(`dst-hunt-failure {"test":%q,"worker":%d,"kind":"deadlock","message":"all goroutines are blocked","trace":%q,"before":{"steps":120,"preemptions":9,"goroutines":4,"values":130},"after":{"steps":%d,"preemptions":2,"goroutines":3,"values":12}}`+"\n",
-				name, *worker, trace, 30+*worker)
+			// The message varies (as ids in a message do); the signature
+			// does not.
+			fmt.Printf(`dst-hunt-failure {"test":%q,"worker":%d,"kind":"deadlock","message":"all goroutines are blocked (job %d)","signature":"deadlock: Lock","trace":%q,"before":{"steps":120,"preemptions":9,"goroutines":4,"values":130},"after":{"steps":%d,"preemptions":2,"goroutines":3,"values":12}}`+"\n",
+				name, *worker, *worker, trace, 30+*worker)
 		}
 		if *iters > 0 && execs >= *iters || *budget > 0 && time.Since(begin) >= *budget {
 			break
@@ -400,6 +402,14 @@ func TestHunterSeveralTests(t *testing.T) {
 	}
 	if _, err := os.Stat(m[1]); err != nil {
 		t.Error(err)
+	}
+	// Failures with one signature are one finding, whose smallest schedule
+	// is the only one whose trace is kept.
+	if n := strings.Count(stdout, "TestBuggy: deadlock: "); n != 1 {
+		t.Errorf("TestBuggy's failure is listed %d times:\n%s", n, stdout)
+	}
+	if left, _ := filepath.Glob(filepath.Join(h.cfg.dir, "TestBuggy", "*.trace")); len(left) != 1 || left[0] != m[1] {
+		t.Errorf("traces left: %v, want only %s", left, m[1])
 	}
 	// The progress, once a second: overall and per test.
 	if !regexp.MustCompile(`(?m)^hunt 1s: \d workers?, .* execs .*, corpus \d+, cover \d+, \d+ failures?\n  TestGood `).MatchString(stderr) {

@@ -41,6 +41,9 @@ type Failure struct {
 	Worker  int           `json:"worker"`
 	Kind    string        `json:"kind"`
 	Message string        `json:"message"`
+	// Signature identifies the failure across schedules (fuzzloop's), where
+	// the message may vary: the hunt counts failures by it.
+	Signature string `json:"signature,omitempty"`
 	Trace   string        `json:"trace"`
 	Entropy string        `json:"entropy"`
 	Before  fuzzloop.Size `json:"before"`
