@@ -37,17 +37,17 @@ type Status struct {
 // trace and its entropy input, and the size of its schedule before and
 // after shrinking.
 type Failure struct {
-	Test    string        `json:"test"`
-	Worker  int           `json:"worker"`
-	Kind    string        `json:"kind"`
-	Message string        `json:"message"`
+	Test    string `json:"test"`
+	Worker  int    `json:"worker"`
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
 	// Signature identifies the failure across schedules (fuzzloop's), where
 	// the message may vary: the hunt counts failures by it.
-	Signature string `json:"signature,omitempty"`
-	Trace   string        `json:"trace"`
-	Entropy string        `json:"entropy"`
-	Before  fuzzloop.Size `json:"before"`
-	After   fuzzloop.Size `json:"after"`
+	Signature string        `json:"signature,omitempty"`
+	Trace     string        `json:"trace"`
+	Entropy   string        `json:"entropy"`
+	Before    fuzzloop.Size `json:"before"`
+	After     fuzzloop.Size `json:"after"`
 }
 
 // Print writes v (a Status or a Failure) to w as one protocol line.
