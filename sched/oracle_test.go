@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -288,6 +289,20 @@ func TestLivelock(t *testing.T) {
 	opts := sched.Options{MaxSteps: 2000, Iterations: 20}
 	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "last scheduling point Yield\n      at oracle_test.go:")
 	expectPass(t, opts, spin(false))
+	// In the trace, the goroutine stopped at the bound does not exit: in Go
+	// it would go on spinning.
+	// Regression (found in review, fixed): its trace ended with an exit,
+	// which the stepper and the page showed as the failure.
+	res := expectFailure(t, opts, sched.Livelock, spin(true))
+	evs, err := res.Trace.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if e.Kind == trace.KindExit && int(e.G) == res.Failure.Goroutine {
+			t.Errorf("goroutine %d exits in the trace: %v", e.G, e)
+		}
+	}
 }
 
 func TestWatchdogCatchesNativeBlocking(t *testing.T) {

@@ -658,6 +658,14 @@ func (g *G) failNow(f *Failure) {
 	runtime.Goexit()
 }
 
+// stoppedByTool reports whether the failure f ends its goroutine where Go
+// would not (the step bound, a misuse, a fatal error, which ends the whole
+// program in Go): the trace then shows the goroutine where it was, not
+// exiting.
+func stoppedByTool(f *Failure) bool {
+	return f != nil && (f.Kind == Livelock || f.Kind == Misuse || f.Kind == Fatal)
+}
+
 //go:norace
 func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	if g.tear != tearNone {
@@ -686,7 +694,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.progress++
 	g.state = gExited
 	g.op, g.obj = OpExit, nil
-	if r.tr != nil {
+	if r.tr != nil && !(g.fatal && p == nil && stoppedByTool(r.pending)) {
 		r.recordExit(g, p)
 	}
 	r.removeRunnable(g)
