@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -992,6 +993,14 @@ type testProgress struct {
 	execs    int64
 	failures int
 	dropped  bool
+	running  bool // a worker runs it now
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // progressWidth is about how wide the per-test part of the progress may be.
@@ -1069,10 +1078,26 @@ func (h *hunter) progress(now time.Time) {
 		p.corpus += t.corpusSize
 		p.cover += t.cover
 		if len(h.tests) > 1 {
-			p.tests = append(p.tests, testProgress{name: t.String(), execs: t.execs, failures: t.failures, dropped: t.dropped != ""})
+			p.tests = append(p.tests, testProgress{name: t.String(), execs: t.execs, failures: t.failures,
+				dropped: t.dropped != "", running: t.running > 0})
 		}
 	}
+	orderProgress(p.tests)
 	fmt.Fprintln(h.stderr, formatProgress(p))
+}
+
+// orderProgress puts the tests that run now first, then those that ran
+// most; those given up go last.
+func orderProgress(tests []testProgress) {
+	slices.SortStableFunc(tests, func(a, b testProgress) int {
+		if a.dropped != b.dropped {
+			return cmp.Compare(boolInt(a.dropped), boolInt(b.dropped))
+		}
+		if a.running != b.running {
+			return cmp.Compare(boolInt(b.running), boolInt(a.running))
+		}
+		return cmp.Compare(b.execs, a.execs)
+	})
 }
 
 // summary prints the table of tests and the failures, and returns the exit

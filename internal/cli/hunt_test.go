@@ -412,7 +412,7 @@ func TestHunterSeveralTests(t *testing.T) {
 		t.Errorf("traces left: %v, want only %s", left, m[1])
 	}
 	// The progress, once a second: overall and per test.
-	if !regexp.MustCompile(`(?m)^hunt 1s: \d workers?, .* execs .*, corpus \d+, cover \d+, \d+ failures?\n  TestGood `).MatchString(stderr) {
+	if !regexp.MustCompile(`(?m)^hunt 1s: \d workers?, .* execs .*, corpus \d+, cover \d+, \d+ failures?\n  Test\w+ \d`).MatchString(stderr) {
 		t.Errorf("no progress lines:\n%s", stderr)
 	}
 	// Failures are reported as they are found, with a crash's output.
@@ -573,5 +573,25 @@ func TestNextWake(t *testing.T) {
 	h.deadline = now.Add(2 * time.Second) // TestA's wait outlasts the budget
 	if d := h.nextWake(now); d != 0 {
 		t.Errorf("past the deadline: wake in %v, want none", d)
+	}
+}
+
+// The progress line names first what runs now, then what ran most, and
+// last what was given up.
+func TestOrderProgress(t *testing.T) {
+	tests := []testProgress{
+		{name: "Given", execs: 900, dropped: true},
+		{name: "Idle", execs: 10},
+		{name: "Busy", execs: 500},
+		{name: "RunningSmall", execs: 5, running: true},
+		{name: "RunningBig", execs: 50, running: true},
+	}
+	orderProgress(tests)
+	var got []string
+	for _, p := range tests {
+		got = append(got, p.name)
+	}
+	if want := "RunningBig RunningSmall Busy Idle Given"; strings.Join(got, " ") != want {
+		t.Errorf("order %v, want %s", got, want)
 	}
 }
