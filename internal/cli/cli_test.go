@@ -8,12 +8,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
 )
 
@@ -154,7 +158,41 @@ func TestBadInput(t *testing.T) {
 // TestExportPerfetto checks the export against the trace-event format's
 // required fields, phase by phase.
 func TestExportPerfetto(t *testing.T) {
-	path := pingPongTrace(t, 5) // goroutines wake each other
+	for _, c := range []struct{ name, path string }{
+		{"pingpong", pingPongTrace(t, 5)}, // goroutines wake each other
+		{"selfwake", selfWakeTrace(t)},    // a timer wakes the only goroutine that can run
+	} {
+		t.Run(c.name, func(t *testing.T) { checkPerfetto(t, c.path) })
+	}
+	if _, _, code := run("export", "-format", "svg", pingPongTrace(t, 1)); code != cli.ExitUsage {
+		t.Errorf("an unknown format: exit %d", code)
+	}
+}
+
+// selfWakeTrace records a goroutine that sleeps while the only other one
+// is blocked: the timer wakes it, and it runs on without a switch.
+func selfWakeTrace(t *testing.T) string {
+	t.Helper()
+	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+		c := chans.Make[int](0)
+		sched.Go(func() { c.Recv() })
+		vtime.Sleep(time.Millisecond) // the other one blocks meanwhile
+		vtime.Sleep(time.Millisecond) // then this one is the last to block
+		c.Send(1)
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "selfwake.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkPerfetto checks the export of the trace at path against the
+// trace-event format's required fields, phase by phase.
+func checkPerfetto(t *testing.T, path string) {
 	out, errOut, code := run("export", "-format", "perfetto", path)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -213,13 +251,35 @@ func TestExportPerfetto(t *testing.T) {
 			t.Errorf("flow %v ends without starting", id)
 		}
 	}
+	// Every wake reaches the goroutine it woke, also one a timer woke while
+	// every goroutine was blocked, which runs without a switch to it.
+	// Regression (found in review, fixed): those wakes never ended.
+	for id := range starts {
+		if !ends[id] {
+			t.Errorf("flow %v starts and never ends", id)
+		}
+	}
+	// One goroutine runs at a time: the running slices do not overlap.
+	var slices [][2]float64
+	for _, ev := range doc.TraceEvents {
+		if ev["ph"] == "X" {
+			from := ev["ts"].(float64)
+			slices = append(slices, [2]float64{from, from + ev["dur"].(float64)})
+		}
+	}
+	sort.Slice(slices, func(i, j int) bool { return slices[i][0] < slices[j][0] })
+	for i := 1; i < len(slices); i++ {
+		if slices[i][0] < slices[i-1][1] {
+			t.Errorf("running slices overlap: %v and %v", slices[i-1], slices[i])
+		}
+	}
+	if again, _, _ := run("export", "-format", "perfetto", path); again != out {
+		t.Error("two exports of one trace differ")
+	}
 	for _, ph := range []string{"X", "i", "s", "f", "M"} {
 		if phases[ph] == 0 {
 			t.Errorf("no %q events: %v", ph, phases)
 		}
-	}
-	if _, _, code := run("export", "-format", "svg", path); code != cli.ExitUsage {
-		t.Errorf("an unknown format: exit %d", code)
 	}
 }
 

@@ -74,7 +74,8 @@ func runExport(e *env, args []string) int {
 func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Outcome) error {
 	var out []traceEvent
 	labels := map[int32]string{}
-	running := map[int32]int64{} // goroutine -> since when it runs
+	// One goroutine runs at a time: cur (none when -1), since when.
+	cur, since := int32(-1), int64(0)
 	seen := map[int32]bool{}
 	pendingFlow := map[int32][]int64{} // flows from wakes, by the woken goroutine
 	flowID := int64(0)
@@ -82,8 +83,15 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		d := max(to-from, 1)
 		out = append(out, traceEvent{Name: "running", Cat: "sched", Ph: "X", Ts: from, Dur: &d, Pid: 1, Tid: g})
 	}
+	stop := func(ts int64) {
+		if cur >= 0 {
+			slice(cur, since, ts)
+			cur = -1
+		}
+	}
 	start := func(g int32, ts int64) {
-		running[g] = ts
+		stop(ts)
+		cur, since = g, ts
 		for _, id := range pendingFlow[g] {
 			id := id
 			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: ts, Pid: 1, Tid: g, ID: &id})
@@ -98,15 +106,16 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 			args["at"] = fmt.Sprintf("%s:%d", filepath.Base(ev.Loc.File), ev.Loc.Line)
 			args["func"] = ev.Loc.Func
 		}
+		if ev.G > 0 && ev.G != cur && ev.Kind != trace.KindSwitch && ev.Kind != trace.KindExit {
+			// It runs without a switch to it: a timer woke it while every
+			// goroutine was blocked.
+			start(ev.G, ts)
+		}
 		switch ev.Kind {
 		case trace.KindObject:
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 			continue
 		case trace.KindSwitch:
-			if since, ok := running[ev.G]; ok {
-				slice(ev.G, since, ts)
-				delete(running, ev.G)
-			}
 			seen[int32(ev.Arg)] = true
 			start(int32(ev.Arg), ts)
 			continue
@@ -121,17 +130,17 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: ts, Pid: 1, Tid: ev.G, ID: &id})
 			pendingFlow[int32(ev.Arg)] = append(pendingFlow[int32(ev.Arg)], id)
 		case trace.KindExit:
-			if since, ok := running[ev.G]; ok {
-				slice(ev.G, since, ts)
-				delete(running, ev.G)
+			if ev.G == cur {
+				stop(ts)
+			}
+		case trace.KindBlock:
+			if ev.G == cur {
+				stop(ts + 1) // the block is its last event until it runs again
 			}
 		}
 		out = append(out, traceEvent{Name: eventName(&ev, labels), Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: ts, Pid: 1, Tid: ev.G, Args: args})
 	}
-	end := int64(len(evs))
-	for g, since := range running {
-		slice(g, since, end)
-	}
+	stop(int64(len(evs)))
 	// Names for the process and the goroutines' tracks.
 	name := "dst: " + h.Test
 	if o != nil {
