@@ -208,7 +208,9 @@ var schedulerPrefixes = func() []string {
 // says who started it). With fromPanic, it starts at the panic, as Go
 // prints a panic, without the frames of the deferred call that captured
 // the stack, nor the header, whose goroutine number is the runtime's and
-// not the run's.
+// not the run's, nor the runtime's frames that raised the panic. Its frames
+// are stable (see stableFrames): a report, and the trace that holds it, is
+// the same in every run of the schedule.
 func userStack(stack string, fromPanic bool) string {
 	header, frames := splitFrames(stack)
 	isScheduler := func(fr []string) bool {
@@ -228,6 +230,14 @@ func userStack(stack string, fromPanic bool) string {
 		for i, fr := range frames {
 			if strings.HasPrefix(fr[0], "panic(") {
 				frames, header = frames[i:], ""
+				// The runtime's frames that raised it (a nil map's
+				// assignment, a nil dereference's signal) differ with the
+				// build (-race) and say what the message says.
+				j := 1
+				for j < len(frames) && strings.HasPrefix(frames[j][0], "runtime.") {
+					j++
+				}
+				frames = append(frames[:1], frames[j:]...)
 				keep = min(2, len(frames))
 				break
 			}
@@ -238,9 +248,49 @@ func userStack(stack string, fromPanic bool) string {
 		end--
 	}
 	if end == 0 {
-		return stack // nothing of the user's: show it all
+		end = len(frames) // nothing of the user's: show it all
 	}
-	return joinFrames(header, frames[:end])
+	return joinFrames(header, stableFrames(frames[:end]))
+}
+
+// stableFrames rewrites frames without what changes from one run of a
+// schedule to the next, or with the build: the arguments' values (addresses,
+// mostly), the offsets of the program counters, and the runtime's goroutine
+// numbers.
+func stableFrames(frames [][]string) [][]string {
+	out := make([][]string, len(frames))
+	for i, fr := range frames {
+		fr = slices.Clone(fr)
+		fn := fr[0]
+		if before, _, ok := strings.Cut(fn, " in goroutine "); ok && strings.HasPrefix(fn, "created by ") {
+			fn = before
+		} else if strings.HasSuffix(fn, ")") {
+			// The arguments are the last parenthesized list.
+			depth := 0
+			for j := len(fn) - 1; j >= 0; j-- {
+				switch fn[j] {
+				case ')':
+					depth++
+				case '(':
+					depth--
+				}
+				if depth == 0 {
+					if fn[j+1:len(fn)-1] != "" {
+						fn = fn[:j] + "(...)"
+					}
+					break
+				}
+			}
+		}
+		fr[0] = fn
+		for k := 1; k < len(fr); k++ {
+			if at, _, ok := strings.Cut(fr[k], " +0x"); ok {
+				fr[k] = at
+			}
+		}
+		out[i] = fr
+	}
+	return out
 }
 
 // splitFrames splits a stack as runtime/debug.Stack writes it into its
@@ -301,5 +351,5 @@ func shimCallStack(stack string) string {
 	for start+1 < len(frames) && inShim(frames[start+1]) {
 		start++
 	}
-	return joinFrames("", frames[start:])
+	return joinFrames("", stableFrames(frames[start:]))
 }
