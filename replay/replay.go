@@ -59,11 +59,23 @@ func Check(opts sched.Options, body func(*sched.T)) error {
 		if err != nil {
 			return err
 		}
-		if d := trace.Compare(want, got); d != nil {
+		d := trace.Compare(want, got)
+		if d == nil {
+			d = trace.CompareEnds(int64(len(got)), end(a), end(b))
+		}
+		if d != nil {
 			return &NondeterminismError{Seed: o.Seed, Strategy: a.Strategy, Divergence: d}
 		}
 	}
 	return nil
+}
+
+// end is how a run ended, as trace.Outcome.End says it.
+func end(r *sched.Result) string {
+	if r.Failure == nil {
+		return "pass"
+	}
+	return string(r.Failure.Kind) + ": " + r.Failure.Message
 }
 
 // NondeterminismError says that one schedule ran differently twice.

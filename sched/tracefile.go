@@ -212,6 +212,11 @@ func replayFile(path, name string, tb tbase, body func(*T), breakAt int) (*Resul
 	if d := trace.Compare(want, got); d != nil {
 		return res, d
 	}
+	if r.Outcome != nil {
+		if d := trace.CompareEnds(int64(len(got)), r.Outcome.End(), outcomeOf(res).End()); d != nil {
+			return res, d
+		}
+	}
 	return res, nil
 }
 

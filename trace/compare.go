@@ -29,6 +29,10 @@ type Divergence struct {
 	Expected *Event // nil: the re-execution went on past the recording's end
 	Observed *Event // nil: it ended before
 	Labels   map[int32]string
+	// ExpectedEnd and ObservedEnd, when set, say that every event agreed
+	// (Index is their number) but the runs ended differently: "pass", or
+	// "kind: message" (Outcome.End).
+	ExpectedEnd, ObservedEnd string
 }
 
 // LikelyCauses lists what usually makes a re-execution diverge.
@@ -36,6 +40,11 @@ const LikelyCauses = "likely causes: the code changed since the trace was record
 
 func (d *Divergence) Error() string {
 	var b strings.Builder
+	if d.ExpectedEnd != "" || d.ObservedEnd != "" {
+		fmt.Fprintf(&b, "trace: the run made the %d recorded events, but ended differently:\n  expected: %s\n  observed: %s\n%s",
+			d.Index, d.ExpectedEnd, d.ObservedEnd, LikelyCauses)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "trace: the run diverged from the recording at event %d", d.Index)
 	if d.Expected != nil {
 		fmt.Fprintf(&b, " (step %d)", d.Expected.Step)
@@ -78,6 +87,24 @@ func Compare(want, got []Event) *Divergence {
 		}
 	}
 	return nil
+}
+
+// CompareEnds returns a divergence when two runs whose n events agree ended
+// differently: want and got are what Outcome.End says of each.
+func CompareEnds(n int64, want, got string) *Divergence {
+	if want == got {
+		return nil
+	}
+	return &Divergence{Index: n, ExpectedEnd: want, ObservedEnd: got}
+}
+
+// End is how the run ended in one line: "pass", or the failure's kind and
+// message.
+func (o *Outcome) End() string {
+	if o.Kind == "pass" || o.Message == "" {
+		return o.Kind
+	}
+	return o.Kind + ": " + o.Message
 }
 
 // ReadAll returns every event of r.
