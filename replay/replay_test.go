@@ -231,6 +231,40 @@ func TestOutcomeIsCompared(t *testing.T) {
 	}
 }
 
+// What shapes a run survives its trace: a fault's name with "=" in it, a
+// clock that starts in a named zone.
+// Regression (found in review, fixed): the first made replay fail to read
+// the options; the second lost the zone's name, and a body that logs the
+// time diverged.
+func TestOptionsSurviveTheTrace(t *testing.T) {
+	for _, zone := range []*time.Location{time.FixedZone("EST", -5*3600), time.FixedZone("Nowhere", 3*3600+1800)} {
+		opts := sched.Options{Seed: 2, Record: true, Faults: map[string]float64{"db=commit": 0.5},
+			Start: time.Date(2001, 2, 3, 4, 5, 6, 0, zone)}
+		body := func(t *sched.T) {
+			for range 8 {
+				if sched.Fault("db=commit") {
+					t.Log("fault at", vtime.Now())
+				}
+				vtime.Sleep(time.Second)
+			}
+		}
+		res, err := sched.Run(opts, body)
+		if err != nil || res.Failure != nil {
+			t.Fatal(err, res.Failure)
+		}
+		if len(res.Faults) == 0 {
+			t.Fatal("no fault fired: the test shows nothing")
+		}
+		path := filepath.Join(t.TempDir(), "opts.trace")
+		if err := res.WriteTrace(path); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := replay.File(path, body); err != nil {
+			t.Errorf("zone %v: %v", zone, err)
+		}
+	}
+}
+
 func TestCursor(t *testing.T) {
 	res, _ := sched.Explore(sched.Options{Seed: 1, Iterations: 300}, func(t *sched.T) {
 		var a, b sched.Mutex

@@ -75,6 +75,11 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 	}
 	if !o.Start.IsZero() {
 		h.Options = append(h.Options, "start="+o.Start.Format(time.RFC3339Nano))
+		if loc := o.Start.Location(); loc != time.UTC {
+			// RFC 3339 keeps the offset, not the zone's name, which
+			// vtime.Now().String() shows.
+			h.Options = append(h.Options, "start.zone="+loc.String())
+		}
 	}
 	if f := o.ClockFaults; f != (ClockFaults{}) {
 		h.Options = append(h.Options, fmt.Sprintf("clock.late=%v,%v", f.LateProbability, f.MaxLate),
@@ -113,8 +118,13 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)
 	}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
+	zone := ""
 	for _, opt := range h.Options {
-		k, v, _ := strings.Cut(opt, "=")
+		// The value is after the last "=": a fault's name may hold one.
+		k, v := opt, ""
+		if i := strings.LastIndexByte(opt, '='); i >= 0 {
+			k, v = opt[:i], opt[i+1:]
+		}
 		var err error
 		switch {
 		case strings.HasPrefix(k, "fault."):
@@ -126,6 +136,8 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 			o.FaultProbability, err = strconv.ParseFloat(v, 64)
 		case k == "start":
 			o.Start, err = time.Parse(time.RFC3339Nano, v)
+		case k == "start.zone":
+			zone = v
 		case k == "clock.late":
 			o.ClockFaults.LateProbability, o.ClockFaults.MaxLate, err = probAndBound(v)
 		case k == "clock.jump":
@@ -135,7 +147,24 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 			return o, s, fmt.Errorf("sched: the trace's option %q: %w", opt, err)
 		}
 	}
+	if zone != "" && !o.Start.IsZero() {
+		o.Start = inZone(o.Start, zone)
+	}
 	return o, s, nil
+}
+
+// inZone is t in the time zone named name, which has t's offset at t: the
+// zone of that name when this machine knows one that agrees, else a fixed
+// zone of that name.
+func inZone(t time.Time, name string) time.Time {
+	_, offset := t.Zone()
+	if loc, err := time.LoadLocation(name); err == nil {
+		in := t.In(loc)
+		if _, o := in.Zone(); o == offset {
+			return in
+		}
+	}
+	return t.In(time.FixedZone(name, offset))
 }
 
 // probAndBound parses "p,duration" as written by header.
