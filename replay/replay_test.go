@@ -265,6 +265,26 @@ func TestOptionsSurviveTheTrace(t *testing.T) {
 	}
 }
 
+// A divergence from a trace recorded without source locations still says
+// where the new run was.
+func TestDivergenceFromATraceWithoutLocations(t *testing.T) {
+	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) { sched.Yield() })
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "plain.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	_, err = replay.File(path, func(t *sched.T) {
+		vtime.Sleep(time.Second) // changed: a sleep where the recording yields
+	})
+	var d *trace.Divergence
+	if !errors.As(err, &d) || d.Observed == nil || d.Observed.Loc.File == "" || !strings.Contains(err.Error(), "replay_test.go:") {
+		t.Fatalf("want a divergence with the new run's source line, got %v", err)
+	}
+}
+
 func TestCursor(t *testing.T) {
 	res, _ := sched.Explore(sched.Options{Seed: 1, Iterations: 300}, func(t *sched.T) {
 		var a, b sched.Mutex

@@ -231,9 +231,11 @@ func replayFile(path, name string, tb tbase, body func(*T), breakAt int) (*Resul
 	if breakAt > 0 {
 		s.breakAt, o.Watchdog = breakAt, -1
 	}
-	out, rec, buf := s.execute(o, name, tb, body, r.Header.Detail)
+	// With source locations whatever the recording had: the comparison
+	// leaves them aside, and a divergence shows where the new run was.
+	out, rec, buf := s.execute(o, name, tb, body, true)
 	res := s.result(out, rec, buf)
-	res.opts, res.name, res.body, res.detail = o, name, body, r.Header.Detail
+	res.opts, res.name, res.body, res.detail = o, name, body, true
 	got, err := buf.Events()
 	if err != nil {
 		return res, err
