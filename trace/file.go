@@ -12,17 +12,25 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The file layout:
+// The file layout (version 2):
 //
 //	magic "DSTTRACE", uvarint version
-//	header: uvarint length, then key/value strings and the entropy recording
+//	header: uvarint length, then key/value strings and the entropy
+//	        recording; a CRC-32 of everything from the magic on
 //	frames: 'F', uvarint first event, uvarint events, uvarint first step,
 //	        varint first time, uvarint raw length, uvarint compressed
-//	        length, the zstd frame, its CRC-32 (4 bytes, little endian)
-//	footer: 'O', uvarint length, the outcome's key/value strings
+//	        length, the zstd frame; a CRC-32 of the frame from its 'F'
+//	footer: 'O', uvarint length, the outcome's key/value strings; a CRC-32
+//	        of the footer from its 'O'
 //	index:  'I', uvarint frames, per frame: uvarint offset, first event,
-//	        first step (each as a delta from the previous frame's)
+//	        first step (each as a delta from the previous frame's); a CRC-32
+//	        of the index from its 'I'
 //	trailer: the index's offset (8 bytes, little endian), "DSTEND\x00\x01"
+//
+// Every CRC-32 is IEEE, 4 bytes little endian: a damaged byte anywhere but
+// in the trailer (whose offset is checked against the index) is an error
+// that names its section, not a run that replays differently. Version 1
+// had a CRC-32 of each frame's zstd bytes only; it is still read.
 //
 // Frames are independent, so a reader that has the index reaches any event
 // by decoding one frame; a trace cut short (a crash while writing) is still
@@ -32,8 +40,9 @@ const (
 	magic        = "DSTTRACE"
 	trailerMagic = "DSTEND\x00\x01"
 	trailerSize  = 16
-	// Version is the format version this package writes and reads.
-	Version = 1
+	// Version is the format version this package writes; it reads this one
+	// and version 1.
+	Version = 2
 )
 
 // Sentinel errors for bad input; errors from this package wrap them with
@@ -110,6 +119,7 @@ func NewWriter(w io.Writer, h *Header) (*Writer, error) {
 	hb := encodeHeader(h)
 	b = binary.AppendUvarint(b, uint64(len(hb)))
 	b = append(b, hb...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	tw.write(b)
 	return tw, tw.err
 }
@@ -171,7 +181,7 @@ func (w *Writer) flush() {
 	b = binary.AppendUvarint(b, uint64(len(c.comp)))
 	w.index = append(w.index, frameInfo{off: w.off, first: f.first, n: int64(f.n), firstStep: f.firstStep})
 	b = append(b, c.comp...)
-	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(c.comp))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	c.out = b
 	w.write(b)
 }
@@ -234,6 +244,7 @@ func (w *Writer) Close(o *Outcome) error {
 	b := []byte{'O'}
 	b = binary.AppendUvarint(b, uint64(len(ob)))
 	b = append(b, ob...)
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	w.write(b)
 	indexOff := w.off
 	b = []byte{'I'}
@@ -245,6 +256,7 @@ func (w *Writer) Close(o *Outcome) error {
 		b = binary.AppendUvarint(b, uint64(fi.firstStep-prev.firstStep))
 		prev = fi
 	}
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	b = binary.LittleEndian.AppendUint64(b, uint64(indexOff))
 	b = append(b, trailerMagic...)
 	w.write(b)

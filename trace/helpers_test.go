@@ -216,7 +216,7 @@ func parseLayout(tb testing.TB, data []byte) layout {
 		tb.Fatal("parseLayout: version")
 	}
 	hl := uv()
-	pos += int(hl)
+	pos += int(hl) + 4 // the header and its CRC-32
 	l.body = int64(pos)
 	for data[pos] == 'F' {
 		f := frameLayout{off: int64(pos)}

@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -39,7 +40,24 @@ type Reader struct {
 
 	cached    int // index of the decoded frame, -1 when none
 	cachedEvs []Event
+	version   uint64
 }
+
+// sums says whether the trace's sections end with a CRC-32 of themselves
+// (version 2), rather than only its frames' compressed bytes (version 1).
+func (r *Reader) sums() bool { return r.version >= 2 }
+
+// checkSum checks that the last 4 bytes of b are the CRC-32 of the rest,
+// for what b is at off.
+func checkSum(b []byte, off int64, what string) error {
+	if len(b) < 4 || crc32.ChecksumIEEE(b[:len(b)-4]) != binary.LittleEndian.Uint32(b[len(b)-4:]) {
+		return fmt.Errorf("trace: offset %d: %s: %w", off, what, errSum)
+	}
+	return nil
+}
+
+// errSum is a section whose bytes are all there, and damaged.
+var errSum = fmt.Errorf("checksum mismatch: %w", ErrCorrupt)
 
 // Open reads the header, the footer and the index of the trace in ra, whose
 // size is size.
@@ -168,9 +186,10 @@ func (r *Reader) open() error {
 	}
 	c := &cursor{b: head, pos: len(magic)}
 	v := c.uvarint("version")
-	if c.err == nil && v != Version {
-		return fmt.Errorf("trace: offset %d: version %d, this reader supports version %d: %w", len(magic), v, Version, ErrVersion)
+	if c.err == nil && (v < 1 || v > Version) {
+		return fmt.Errorf("trace: offset %d: version %d, this reader supports versions 1 to %d: %w", len(magic), v, Version, ErrVersion)
 	}
+	r.version = v
 	hlen := c.uvarint("header length")
 	if c.err != nil {
 		if int64(len(head)) == r.size && c.pos+binary.MaxVarintLen64 > len(head) {
@@ -180,14 +199,29 @@ func (r *Reader) open() error {
 		return c.err
 	}
 	hstart := int64(c.pos)
-	hb, err := r.section(hstart, int64(hlen))
+	sum := int64(0)
+	if r.sums() {
+		sum = 4
+	}
+	if hlen > uint64(r.size) || hstart+int64(hlen)+sum > r.size {
+		return fmt.Errorf("trace: offset %d: the header of %d bytes runs past the end of the file (%d bytes): %w",
+			hstart, int64(hlen)+sum, r.size, ErrTruncated)
+	}
+	hb, err := r.section(hstart, int64(hlen)+sum)
 	if err != nil {
-		return fmt.Errorf("trace: header: %w", err)
+		return err
+	}
+	if r.sums() {
+		whole := append(append([]byte{}, head[:hstart]...), hb...)
+		if err := checkSum(whole, 0, "the header"); err != nil {
+			return err
+		}
+		hb = hb[:hlen]
 	}
 	if err := decodeHeader(&cursor{b: hb, off: hstart}, &r.Header); err != nil {
 		return err
 	}
-	body := hstart + int64(hlen)
+	body := hstart + int64(hlen) + sum
 	err = r.readIndex(body)
 	if err == nil {
 		return nil
@@ -216,10 +250,16 @@ func (r *Reader) readIndex(body int64) error {
 	if err != nil {
 		return err
 	}
-	c := &cursor{b: ib, off: ioff}
 	if ib[0] != 'I' {
 		return fmt.Errorf("trace: offset %d: index marker %q: %w", ioff, ib[0], ErrCorrupt)
 	}
+	if r.sums() {
+		if err := checkSum(ib, ioff, "the index"); err != nil {
+			return err
+		}
+		ib = ib[:len(ib)-4]
+	}
+	c := &cursor{b: ib, off: ioff}
 	c.pos = 1
 	n := c.uvarint("index length")
 	if n > uint64(len(ib)) {
@@ -323,6 +363,14 @@ func (r *Reader) readFooter(off, limit int64) error {
 	if c.err != nil {
 		return c.err
 	}
+	if r.sums() {
+		if c.pos+4 > len(fb) {
+			return fmt.Errorf("trace: offset %d: the outcome's checksum is missing: %w", off, ErrCorrupt)
+		}
+		if err := checkSum(fb[:c.pos+4], off, "the outcome"); err != nil {
+			return err
+		}
+	}
 	o := &Outcome{}
 	if err := decodeOutcome(&cursor{b: ob, off: off + int64(c.pos) - int64(len(ob))}, o); err != nil {
 		return err
@@ -340,11 +388,17 @@ func (r *Reader) scan(off int64, indexErr error) {
 		if b, err := r.section(off, 1); err == nil && b[0] == 'O' {
 			// Every frame is there; the outcome may be too, but the index
 			// is missing or damaged.
-			if r.readFooter(off, r.size) == nil {
+			err := r.readFooter(off, r.size)
+			if err == nil {
 				r.Truncated = fmt.Errorf("trace: all %d events and the outcome are readable, but the index is not: %w", r.events, indexErr)
 				return
 			}
-			break
+			if errors.Is(err, errSum) {
+				r.Missing = r.size - off
+				r.Truncated = fmt.Errorf("trace: all %d events are readable, but the outcome is not: %w", r.events, err)
+				return
+			}
+			break // cut short inside the outcome
 		}
 		h, err := r.frameHeader(off)
 		if err == nil && h.first != r.events {
@@ -373,11 +427,16 @@ func (r *Reader) frame(i int) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	comp, err := r.section(h.data, int64(h.comp)+4)
+	whole, err := r.section(fi.off, h.end-fi.off)
 	if err != nil {
 		return nil, err
 	}
-	if crc32.ChecksumIEEE(comp[:h.comp]) != binary.LittleEndian.Uint32(comp[h.comp:]) {
+	comp := whole[h.data-fi.off:]
+	summed := comp // version 1: the zstd bytes and their CRC-32
+	if r.sums() {
+		summed = whole // the frame from its 'F'
+	}
+	if checkSum(summed, fi.off, "") != nil {
 		return nil, fmt.Errorf("trace: offset %d: frame %d (events %d to %d): checksum mismatch: %w", fi.off, i, h.first, h.first+h.n-1, ErrCorrupt)
 	}
 	raw, err := r.dec.DecodeAll(comp[:h.comp], make([]byte, 0, h.raw))
