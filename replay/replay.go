@@ -28,7 +28,9 @@ func File(path string, body func(*sched.T)) (*sched.Result, error) {
 
 // Check runs body for opts.Iterations schedules (default 100), each twice
 // with the same entropy, and returns a *NondeterminismError for the first
-// schedule whose two runs differ, or nil.
+// schedule whose two runs differ (their events, or how they ended), or nil.
+// Without opts.Strategy (or with "portfolio"), the schedules take turns
+// with PCT, the random walk and POS.
 func Check(opts sched.Options, body func(*sched.T)) error {
 	if opts.Iterations == 0 {
 		opts.Iterations = 100
@@ -41,6 +43,9 @@ func Check(opts sched.Options, body func(*sched.T)) error {
 	for i := 0; i < opts.Iterations; i++ {
 		o := opts
 		o.Seed = opts.Seed + uint64(i)*step
+		if opts.Strategy == "" || opts.Strategy == "portfolio" {
+			o.Strategy = []string{"pct", "random", "pos"}[i%3]
+		}
 		a, err := sched.Run(o, body)
 		if err != nil {
 			return err

@@ -285,6 +285,21 @@ func TestDivergenceFromATraceWithoutLocations(t *testing.T) {
 	}
 }
 
+// Check takes turns with the strategies: the second schedule is a random
+// walk's.
+func TestCheckTakesTurnsWithStrategies(t *testing.T) {
+	calls := 0
+	err := replay.Check(sched.Options{Iterations: 3}, func(t *sched.T) {
+		if calls++; calls == 4 { // the second run of the second schedule
+			sched.Yield()
+		}
+	})
+	var nd *replay.NondeterminismError
+	if !errors.As(err, &nd) || nd.Strategy != "random" {
+		t.Fatalf("want the second schedule's divergence, under the random walk: %v", err)
+	}
+}
+
 func TestCursor(t *testing.T) {
 	res, _ := sched.Explore(sched.Options{Seed: 1, Iterations: 300}, func(t *sched.T) {
 		var a, b sched.Mutex
