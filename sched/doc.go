@@ -13,7 +13,8 @@
 // values drawn, determines the schedule: the same seed gives the same
 // decisions, byte for byte, at any GOMAXPROCS and under -race.
 //
-// The scheduling points are exactly: [Go]; [Yield]; [Fault]; every method of
+// The scheduling points are exactly: [Go]; [Yield]; [Fault] when its fault
+// may fire (a probability above zero, before [StopFaults]); every method of
 // [Mutex], [RWMutex], [WaitGroup], [Cond] and [Once]; every operation of the
 // types in sched/atomic; every channel operation and Select of package
 // chans; Sleep and the Stop and Reset methods of package vtime; and a
