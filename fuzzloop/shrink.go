@@ -20,6 +20,10 @@ type ShrinkResult struct {
 	Outcome       Outcome // its run
 	Before, After Size
 	Runs          int // candidate runs
+	// OutOfTime says that shrinking stopped at its time bound, not its run
+	// bound or for want of anything smaller: on a faster or slower machine
+	// the result may differ.
+	OutOfTime bool
 }
 
 // Shrink looks for a smaller input that fails with the same signature as
@@ -53,6 +57,7 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 		}
 	}
 	res.Input, res.Outcome, res.After, res.Runs = s.best, s.bestOut, s.bestSize, s.runs
+	res.OutOfTime = s.outOfTime
 	return res
 }
 
@@ -65,10 +70,18 @@ type shrinker struct {
 	best     Input
 	bestOut  Outcome
 	bestSize Size
+	// outOfTime is set once the time bound stopped it.
+	outOfTime bool
 }
 
 func (s *shrinker) spent() bool {
-	return s.runs >= s.cfg.Runs || time.Since(s.start) >= s.cfg.Time
+	if s.runs >= s.cfg.Runs {
+		return true
+	}
+	if time.Since(s.start) >= s.cfg.Time {
+		s.outOfTime = true
+	}
+	return s.outOfTime
 }
 
 // try runs a candidate recording and keeps it if it fails the same way and

@@ -220,6 +220,14 @@ func TestShrinkBudget(t *testing.T) {
 	if el := time.Since(start); el > time.Second || res.Runs > 5 || res.Runs == 0 {
 		t.Errorf("a 30ms budget over 10ms runs: %d runs in %v", res.Runs, el)
 	}
+	// It says when time stopped it, and only then: the result then
+	// depends on the machine.
+	if !res.OutOfTime {
+		t.Error("stopped by its time budget, but OutOfTime is false")
+	}
+	if full.OutOfTime || Shrink(ShrinkConfig{Runs: 7}, in, out, shRun).OutOfTime {
+		t.Error("OutOfTime, though no time budget stopped it")
+	}
 }
 
 // A bytes value at the tail is cut, its data with it.

@@ -228,6 +228,9 @@ func failureReport(name string, o Options, x exploration) string {
 	}
 	if r := x.shrunk; r != nil {
 		fmt.Fprintf(&b, "shrunk from %v to %v (%d runs)\n", r.Before, r.After, r.Runs)
+		if r.OutOfTime {
+			fmt.Fprintf(&b, "note: shrinking stopped at its time bound: a faster or slower machine may shrink this failure to another schedule\n")
+		}
 	}
 	fmt.Fprintf(&b, "\n%s\n", res.Failure.Error())
 	if len(res.Faults) > 0 {
