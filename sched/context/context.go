@@ -157,6 +157,7 @@ type cancelCtx struct {
 	cause    error
 	deadline time.Time
 	hasDL    bool
+	ownDL    bool // the deadline is its own (WithDeadline), not its parent's
 	dlCause  error
 	timer    *engine.Timer
 	children []*cancelCtx
@@ -200,7 +201,7 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 
 //go:norace
 func (c *cancelCtx) setDeadline(g *engine.G, d time.Time, cause error) {
-	c.deadline, c.hasDL = d, true
+	c.deadline, c.hasDL, c.ownDL = d, true, true
 	dur := d.Sub(g.Now())
 	if dur <= 0 {
 		c.cancel(g, nil, context.DeadlineExceeded, cause)
@@ -352,7 +353,7 @@ func (c *cancelCtx) Value(key any) any {
 }
 
 func (c *cancelCtx) String() string {
-	if c.hasDL {
+	if c.ownDL {
 		return fmt.Sprintf("%v.WithDeadline(%v [%v])", c.parent, c.deadline, vtime.Until(c.deadline))
 	}
 	return fmt.Sprintf("%v.WithCancel", c.parent)

@@ -641,6 +641,16 @@ func TestStringAndTypes(t *testing.T) {
 		if got, want := fmt.Sprint(ctx), "context.Background.WithCancel"; got != want {
 			t.Errorf("String = %q, want %q", got, want)
 		}
+		// A child of a deadline's context says WithCancel, as Go's does.
+		// Regression (found in review, fixed): it took its parent's
+		// deadline for its own and said WithDeadline again.
+		dl, cancelDL := context.WithTimeout(context.Background(), time.Hour)
+		defer cancelDL()
+		child, cancelChild := context.WithCancel(dl)
+		defer cancelChild()
+		if got := fmt.Sprint(child); strings.Count(got, "WithDeadline(") != 1 || !strings.HasSuffix(got, ").WithCancel") {
+			t.Errorf("String = %q, want context.Background.WithDeadline(...).WithCancel", got)
+		}
 		var _ stdcontext.Context = ctx
 		if context.TODO() != stdcontext.TODO() || context.Background() != stdcontext.Background() {
 			t.Error("Background/TODO differ from the standard ones")
