@@ -19,6 +19,7 @@ package context
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -294,6 +295,37 @@ func (c *cancelCtx) afterFunc(g *engine.G, f func()) func() bool {
 		c.funcs = append(c.funcs, a)
 	}
 	return func() bool { return stopAfter(a) }
+}
+
+// AfterFunc is AfterFunc(c, f) as a method: the standard package's
+// contexts made from c (context.WithCancel(c), a library's
+// context.WithTimeout(c, d)) learn through it that c is done, in a managed
+// goroutine, where without it each would start a goroutine of its own that
+// the scheduler does not manage.
+func (c *cancelCtx) AfterFunc(f func()) func() bool {
+	if g := engine.Current(); g != nil {
+		return c.afterFunc(g, f)
+	}
+	// Outside the run (a context of a run used after it): as the standard
+	// package does for a parent it does not know.
+	var state atomic.Int32 // 0: waiting, 1: f started, 2: stopped
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-c.native:
+			if state.CompareAndSwap(0, 1) {
+				f()
+			}
+		case <-stopped:
+		}
+	}()
+	return func() bool {
+		if state.CompareAndSwap(0, 2) {
+			close(stopped)
+			return true
+		}
+		return false
+	}
 }
 
 //go:norace

@@ -931,3 +931,27 @@ func TestDeadlineString(t *testing.T) {
 		}
 	})
 }
+
+// A context the standard package makes from one of a run's (as a library
+// that takes a context does) is cancelled with it, through a managed
+// goroutine: nothing runs outside the scheduler.
+// Regression (found in review, fixed): the standard package started a
+// goroutine of its own to watch the parent, and the run failed with an
+// escape, or the child stayed uncancelled.
+func TestStandardChildOfRunContext(t *testing.T) {
+	explore(t, 30, sched.Options{}, func(t *sched.T) {
+		parent, cancel := context.WithCancel(context.Background())
+		child, cancelChild := stdcontext.WithTimeout(parent, time.Hour)
+		defer cancelChild()
+		ran := false
+		stop := stdcontext.AfterFunc(child, func() { ran = true })
+		defer stop()
+		cancel()
+		for child.Err() == nil || !ran {
+			sched.Yield()
+		}
+		if child.Err() != context.Canceled {
+			t.Errorf("child: %v", child.Err())
+		}
+	})
+}
