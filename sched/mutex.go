@@ -60,6 +60,10 @@ func (m *Mutex) bind(g *engine.G) {
 	if m.obj.Bind(g, engine.KindMutex) {
 		m.locked = false
 		m.waiters.Reset()
+		if !m.native.TryLock() {
+			g.Misuse(m.obj.String() + " was locked outside the run and is used inside it; a run's objects start unlocked in the run")
+		}
+		m.native.Unlock()
 	}
 }
 

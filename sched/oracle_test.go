@@ -549,3 +549,36 @@ func TestPanicTraceIsStable(t *testing.T) {
 		t.Error("two runs of one schedule wrote different traces")
 	}
 }
+
+// An object locked, or counting, outside a run and used inside one is a
+// misuse: the run cannot take over its state.
+// Regression (found in review, fixed): the run started it afresh, and a
+// Mutex locked outside was locked again inside, a WaitGroup waited for
+// nothing.
+func TestObjectStateFromOutsideIsMisuse(t *testing.T) {
+	var mu sched.Mutex
+	mu.Lock()
+	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { mu.TryLock() },
+		"Mutex#1 was locked outside the run")
+	mu.Unlock()
+	var rw sched.RWMutex
+	rw.RLock()
+	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { rw.Lock() },
+		"RWMutex#1 was locked or read-locked outside the run")
+	rw.RUnlock()
+	var wg sched.WaitGroup
+	wg.Add(2)
+	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { wg.Wait() },
+		"WaitGroup#1 has a counter of 2 from outside the run")
+	wg.Add(-2)
+	// Once free outside, they serve a run.
+	expectPass(t, sched.Options{Iterations: 3}, func(t *sched.T) {
+		mu.Lock()
+		rw.RLock()
+		wg.Add(1)
+		wg.Done()
+		wg.Wait()
+		rw.RUnlock()
+		mu.Unlock()
+	})
+}

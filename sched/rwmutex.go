@@ -111,6 +111,10 @@ func (rw *RWMutex) bind(g *engine.G) {
 		rw.readerQ.Reset()
 		rw.writerQ.Reset()
 		rw.drainQ.Reset()
+		if !rw.native.TryLock() {
+			g.Misuse(rw.obj.String() + " was locked or read-locked outside the run and is used inside it; a run's objects start unlocked in the run")
+		}
+		rw.native.Unlock()
 	}
 }
 

@@ -1,8 +1,10 @@
 package sched
 
 import (
+	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/dstgo/dst/internal/engine"
@@ -73,7 +75,18 @@ func (wg *WaitGroup) bind(g *engine.G) {
 	if wg.obj.Bind(g, engine.KindWaitGroup) {
 		wg.count = 0
 		wg.waiters.Reset()
+		if n := nativeCount(&wg.native); n != 0 {
+			g.Misuse(fmt.Sprintf("%s has a counter of %d from outside the run and is used inside it; "+
+				"a run's objects start at zero in the run", wg.obj.String(), n))
+		}
 	}
+}
+
+// nativeCount is the counter of wg, as sync.WaitGroup keeps it: the high 32
+// bits of its first word (Go 1.20 and later; TestWaitGroupCounterOutsideRun
+// checks the layout).
+func nativeCount(wg *sync.WaitGroup) int32 {
+	return int32((*atomic.Uint64)(unsafe.Pointer(wg)).Load() >> 32)
 }
 
 //go:norace
