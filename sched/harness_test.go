@@ -9,10 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/vtime"
 )
 
 // busy is a body that exercises most of the scheduler: goroutines, locks,
@@ -289,6 +291,28 @@ var raceBodies = map[string]struct {
 			wg.Done()
 		})
 		sched.Yield()
+		wg.Wait()
+	}},
+	// An AfterFunc's goroutine is ordered after where its timer was armed,
+	// not after what the goroutine that moved the clock did: the write
+	// after arming races with the read in f, as Go's race detector says.
+	// Regression (found in review, fixed): the goroutine was started by a
+	// go statement in the goroutine that advanced the clock, which hid it.
+	"afterfunc-write-after-arming": {true, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Add(1)
+		x := 0
+		vtime.AfterFunc(time.Second, func() { _ = x; wg.Done() })
+		x = 1
+		wg.Wait()
+	}},
+	// A write before arming is ordered before f.
+	"afterfunc-write-before-arming": {false, func(t *sched.T) {
+		var wg sched.WaitGroup
+		wg.Add(1)
+		x := 0
+		x = 1
+		vtime.AfterFunc(time.Second, func() { _ = x; wg.Done() })
 		wg.Wait()
 	}},
 	// Two goroutines leak in Cond.Wait; teardown runs their deferred calls

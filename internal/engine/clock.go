@@ -138,6 +138,10 @@ func (t *Timer) Go(f func()) {
 	c := r.newG(nil)
 	c.spawnAt = t.spawnAt
 	sync := unsafe.Pointer(&t.sync)
+	if r.spawner != nil {
+		r.spawnFromTimer(c, f, sync) // under -race: see spawner.go
+		return
+	}
 	r.spawn(c, func() {
 		RaceAcquire(sync)
 		f()

@@ -159,6 +159,7 @@ type Run struct {
 	// Watchdog state, owned by the watchdog goroutine.
 	wdProgress uint64
 	wdSince    time.Time
+	spawner    *spawner               // under -race: starts the goroutines of timers
 	stallNote  atomic.Pointer[string] // what noteStall noted
 	stuck      *G                     // the goroutine the watchdog gave up on
 	gone       chan struct{}          // closed when the running goroutine of an abandoned run exits
@@ -252,6 +253,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		// Otherwise the watchdog's stand-in unwinds the rest, and removes
 		// the run, if the goroutine that blocked ever returns.
 	} else {
+		r.startSpawner()
 		go r.start(r.root, body)
 		semrelease(&r.root.sema, false, 0)
 		r.awaitEnd()
@@ -293,11 +295,13 @@ func (r *Run) awaitEnd() {
 		go func() {
 			<-r.gone
 			r.teardown()
+			r.stopSpawner()
 			removeActive(r)
 		}()
 		return
 	}
 	r.teardown()
+	r.stopSpawner()
 	RaceAcquire(unsafe.Pointer(&r.exitSync))
 	if r.failure == nil {
 		r.failure = r.external.Load()
