@@ -161,10 +161,13 @@ func huntSchedule(in fuzzloop.Input, o Options) schedule {
 // saveInput writes the failing schedule's input beside its trace, so that a
 // hunt's failure can also be mutated or replayed with -dst.input.
 func saveInput(x exploration) string {
-	if x.saved == "" || x.s.rec == nil {
+	if x.saved == "" || x.s.rec == nil && !x.s.then {
 		return ""
 	}
 	in := fuzzloop.Input{Strategy: x.s.strategy.String(), Depth: x.s.depth, PCTSteps: x.s.pctSteps, Rec: x.s.rec}
+	if x.s.then {
+		in.Seed = x.s.seed // the recording, then fresh values from the seed: as it ran
+	}
 	path := x.saved[:len(x.saved)-len(filepath.Ext(x.saved))] + ".input"
 	b, _ := in.MarshalText()
 	if err := fuzzloop.WriteFileAtomic(path, b); err != nil {

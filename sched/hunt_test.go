@@ -162,3 +162,25 @@ func TestFuzzAdapter(t *testing.T) {
 		}
 	}
 }
+
+// A hunt's worker saves the input of each failure it finds beside its
+// trace; kept unshrunk, that input is a recording and a seed, and
+// -dst.input runs it as the hunt did.
+// Regression (found in review, fixed): the saved input lost its seed, and
+// ran another schedule past its recording.
+func TestHuntSavedInputReproduces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	saved := t.TempDir()
+	out, _ := childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$",
+		"-dst.strategy=hunt", "-dst.worker=0", "-dst.shrink=false", "-dst.iters=3000", "-dst.corpus="+t.TempDir())
+	m := regexp.MustCompile(`"entropy":"([^"]+)"`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the hunt saved no input:\n%s", out)
+	}
+	out, err := childSaving(t, t.TempDir(), ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.input="+m[1])
+	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA") {
+		t.Fatalf("-dst.input=%s did not deadlock:\n%s", m[1], out)
+	}
+}

@@ -200,7 +200,18 @@ func outerFailedReport(name string, o Options, x exploration) string {
 		"Inside the body, fail through the *sched.T it receives (t.Error, t.Fatal, ...), not the test's own t:\n"+
 		"then the scheduler reports which goroutine failed and where, shrinks the schedule and saves its trace.\n"+
 		"\nreproduce:\n  %s\n",
-		name, x.n, x.s.describe(x.res), reproduceLine(name, o, x.s))
+		name, x.n, x.s.describe(x.res), reproduceLine(name, o, x.drawn()))
+}
+
+// drawn is x's schedule as what its run drew: a hunt's input (its
+// recording, then values from its seed) becomes the whole recording, which
+// a -dst.replay handle names.
+func (x exploration) drawn() schedule {
+	s := x.s
+	if s.then && x.res != nil && x.res.Recording != nil {
+		s.rec, s.then = x.res.Recording, false
+	}
+	return s
 }
 
 func outcome(res *Result) string {
@@ -212,12 +223,7 @@ func outcome(res *Result) string {
 
 // failureReport is what a person reads when a schedule fails.
 func failureReport(name string, o Options, x exploration) string {
-	s, res, note := x.s, x.res, x.note
-	if s.then && res.Recording != nil {
-		// A hunt's input (its recording, then values from its seed) as
-		// what it drew: a -dst.replay handle names that.
-		s.rec, s.then = res.Recording, false
-	}
+	s, res, note := x.drawn(), x.res, x.note
 	var b strings.Builder
 	fmt.Fprintf(&b, "sched: %s in schedule %d of %s (%s)\n", res.Failure.Kind, x.n, name, s.describe(res))
 	if note != "" {
