@@ -375,7 +375,7 @@ func TestEveryByteIsChecked(t *testing.T) {
 	evs := tameEvents(3, 300)
 	data := encode(t, h, evs, o)
 	for i := range data {
-		for _, bit := range []byte{0x10} {
+		for _, bit := range []byte{0x01, 0x10, 0x80} {
 			bad := bytes.Clone(data)
 			bad[i] ^= bit
 			rd, err, panicked := tryOpen(bad)
@@ -384,6 +384,11 @@ func TestEveryByteIsChecked(t *testing.T) {
 			}
 			if err != nil {
 				continue
+			}
+			// What Open says without reading the events is right, or it
+			// says the trace is cut short.
+			if rd.Truncated == nil && (rd.Len() != int64(len(evs)) || !headersEqual(&rd.Header, h) || !reflect.DeepEqual(rd.Outcome, o)) {
+				t.Errorf("byte %d (of %d), bit %#x: opened as whole, with %d events, header or outcome changed", i, len(data), bit, rd.Len())
 			}
 			all, readErr := rd.ReadAll()
 			detected := readErr != nil || rd.Truncated != nil

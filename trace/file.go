@@ -23,14 +23,17 @@ import (
 //	footer: 'O', uvarint length, the outcome's key/value strings; a CRC-32
 //	        of the footer from its 'O'
 //	index:  'I', uvarint frames, per frame: uvarint offset, first event,
-//	        first step (each as a delta from the previous frame's); a CRC-32
-//	        of the index from its 'I'
+//	        first step (each as a delta from the previous frame's), uvarint
+//	        events in all; a CRC-32 of the index from its 'I'
 //	trailer: the index's offset (8 bytes, little endian), "DSTEND\x00\x01"
 //
 // Every CRC-32 is IEEE, 4 bytes little endian: a damaged byte anywhere but
 // in the trailer (whose offset is checked against the index) is an error
-// that names its section, not a run that replays differently. Version 1
-// had a CRC-32 of each frame's zstd bytes only; it is still read.
+// that names its section, not a run that replays differently. A frame's
+// prefix is read when the trace is opened, before its checksum is: the
+// index's count of events checks the last frame's, which nothing after it
+// does. Version 1 had a CRC-32 of each frame's zstd bytes only and no
+// count of events; it is still read.
 //
 // Frames are independent, so a reader that has the index reaches any event
 // by decoding one frame; a trace cut short (a crash while writing) is still
@@ -256,6 +259,7 @@ func (w *Writer) Close(o *Outcome) error {
 		b = binary.AppendUvarint(b, uint64(fi.firstStep-prev.firstStep))
 		prev = fi
 	}
+	b = binary.AppendUvarint(b, uint64(w.events))
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	b = binary.LittleEndian.AppendUint64(b, uint64(indexOff))
 	b = append(b, trailerMagic...)

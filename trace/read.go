@@ -276,6 +276,10 @@ func (r *Reader) readIndex(body int64) error {
 		frames = append(frames, fi)
 		prev = fi
 	}
+	total := int64(-1)
+	if r.sums() {
+		total = int64(c.uvarint("event count"))
+	}
 	if c.err != nil {
 		return c.err
 	}
@@ -297,6 +301,9 @@ func (r *Reader) readIndex(body int64) error {
 		frames[i].n = h.n
 		events += h.n
 		end = h.end
+	}
+	if total >= 0 && events != total {
+		return fmt.Errorf("trace: offset %d: the frames hold %d events, the index says %d: %w", ioff, events, total, ErrCorrupt)
 	}
 	if err := r.readFooter(end, ioff); err != nil {
 		return err
