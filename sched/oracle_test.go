@@ -509,7 +509,7 @@ func TestStallIsNoted(t *testing.T) {
 	}
 }
 
-func sleepNatively() { time.Sleep(300 * time.Millisecond) }
+func sleepNatively() { time.Sleep(600 * time.Millisecond) } // well past the 200ms at which a stall is noted
 
 type boomer struct{ n int }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -284,5 +285,26 @@ func TestObjRunning(t *testing.T) {
 	}
 	if g := o.Running(); g != nil {
 		t.Errorf("outside the run, Running = goroutine %d, want nil", g.ID)
+	}
+}
+
+// A frame of the user's is neither the tool's nor the standard library's,
+// whatever the user's module is called ("go mod init myapp" has no dot).
+func TestUserFrame(t *testing.T) {
+	std := filepath.Join(runtime.GOROOT(), "src", "time", "sleep.go")
+	for _, c := range []struct {
+		fn, file string
+		want     bool
+	}{
+		{"time.Sleep(0x1)", std, false},
+		{"myapp/store.(*S).Get(...)", "/home/u/myapp/store/s.go", true},
+		{"main.main()", "/home/u/myapp/main.go", true},
+		{"example.com/m.F()", "/src/m/f.go", true},
+		{"github.com/dstgo/dst/sched.(*Mutex).Lock(...)", moduleRoot + "sched/mutex.go", false},
+	} {
+		_, got := userFrame([]string{c.fn, "\t" + c.file + ":12 +0x1"})
+		if got != c.want {
+			t.Errorf("userFrame(%s at %s) = %v, want %v", c.fn, c.file, got, c.want)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,11 +112,14 @@ const stallNotice = 200 * time.Millisecond
 //
 //go:norace
 func (r *Run) noteStall(d time.Duration) {
-	g := r.cur
+	g, p := r.cur, r.progress
 	if g == nil || g == &r.home {
 		return
 	}
 	header, frames := splitFrames(goroutineStack(g.goid))
+	if r.progress != p || r.cur != g {
+		return // it reached a scheduling point meanwhile: the stack is not the stall's
+	}
 	state := ""
 	if i, j := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']'); i >= 0 && j > i {
 		state = header[i+1 : j]
@@ -152,12 +157,33 @@ func userFrame(fr []string) (Location, bool) {
 	if err != nil || ours(file, fn) {
 		return Location{}, false
 	}
-	pkg := funcPackage(fn)
-	first, _, _ := strings.Cut(pkg, "/")
-	if !strings.Contains(first, ".") && pkg != "main" {
+	if inGOROOT(file) {
 		return Location{}, false // the standard library's
 	}
 	return Location{Func: fn, File: file, Line: n}, true
+}
+
+// goroot is where the standard library's files are, as the stacks name
+// them: the toolchain's GOROOT, or none when built with -trimpath.
+var goroot = func() string {
+	if r := runtime.GOROOT(); r != "" {
+		return filepath.ToSlash(filepath.Clean(r)) + "/"
+	}
+	return ""
+}()
+
+// inGOROOT reports whether file is a file of the standard library. With
+// -trimpath, file names are import paths, and a standard library's has no
+// dot in its first element.
+func inGOROOT(file string) bool {
+	if goroot != "" && strings.HasPrefix(filepath.ToSlash(file), goroot) {
+		return true
+	}
+	if filepath.IsAbs(file) {
+		return false
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(file), "/")
+	return !strings.Contains(first, ".")
 }
 
 // ticker wakes the watchdog every period.
