@@ -465,7 +465,8 @@ type hunter struct {
 	// command makes the worker process of t.
 	command func(t *huntTest, args []string) *exec.Cmd
 	rng     intN
-	backoff time.Duration // the wait to restart a test after its first crash in a row; doubled after each
+	backoff time.Duration   // the wait to restart a test after its first crash in a row; doubled after each
+	before  map[string]bool // saved failures there before the hunt, by absolute path
 
 	events      chan huntEvent
 	slots       []*proc // nil: free
@@ -499,6 +500,7 @@ func newHunter(cfg huntConfig, tests []*huntTest, stdout, stderr io.Writer) *hun
 // run hunts until the budget is spent or a signal comes from sigs, prints
 // the summary and returns the exit code.
 func (h *hunter) run(sigs <-chan os.Signal) int {
+	h.before = savedBefore(h.tests)
 	h.begin = time.Now()
 	h.lastTick = h.begin
 	if h.cfg.budget > 0 {
@@ -740,9 +742,9 @@ func (h *hunter) record(f *finding) {
 			drop = &finding{trace: g.trace, input: g.input}
 			g.trace, g.input, g.message, g.before, g.after, g.worker = f.trace, f.input, f.message, f.before, f.after, f.worker
 		}
-		if drop.trace != "" && drop.trace != g.trace && f.kind != "crash" {
+		if drop.trace != "" && drop.trace != g.trace && f.kind != "crash" && !h.before[drop.trace] {
 			os.Remove(drop.trace)
-			if drop.input != "" {
+			if drop.input != "" && !h.before[drop.input] {
 				os.Remove(drop.input)
 			}
 		}
@@ -755,6 +757,24 @@ func (h *hunter) record(f *finding) {
 	f.test.failures++
 	fmt.Fprintf(h.stderr, "dstreplay hunt: %s (worker %d, %v): %s\n", f.test, f.worker, f.at.Round(time.Second), f.headline())
 	h.writeFinding(h.stderr, f, true)
+}
+
+// savedBefore lists the files in the tests' directories of saved failures
+// before the hunt: a worker that finds one of those schedules again writes
+// the same file, which the hunt must not remove as a duplicate.
+func savedBefore(tests []*huntTest) map[string]bool {
+	seen := map[string]bool{}
+	for _, t := range tests {
+		for _, pattern := range []string{"*.trace", "*.input"} {
+			files, _ := filepath.Glob(filepath.Join(t.failDir, t.name, pattern))
+			for _, f := range files {
+				if a, err := filepath.Abs(f); err == nil {
+					seen[a] = true
+				}
+			}
+		}
+	}
+	return seen
 }
 
 func (f *finding) headline() string {
