@@ -75,14 +75,14 @@
 //     goroutine the run does not manage (which is ended, as by
 //     runtime.Goexit); a run started from inside a run; a misuse of a
 //     primitive that Go does not detect but that corrupts it.
-//
-// Fail a body through the *T it receives: a body that fails the enclosing
-// *testing.T instead stops the exploration at that schedule, but gets no
-// report of its goroutines, no shrinking and no saved trace.
 //   - Data races, when the test runs with -race: the handoff between managed
 //     goroutines creates no happens-before edge, so the race detector sees
 //     every race between them; the shims report the edges Go's own
 //     primitives create, so correctly synchronized code stays quiet.
+//
+// Fail a body through the *T it receives: a body that fails the enclosing
+// *testing.T instead stops the exploration at that schedule, but gets no
+// report of its goroutines, no shrinking and no saved trace.
 //
 // Each failure is reported with what every goroutine left was doing and
 // where (the failing schedule is re-executed with source locations on), and

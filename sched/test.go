@@ -359,8 +359,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// packageDir is the current package's directory relative to its module root
-// (go test runs tests in the package directory), or "." when unknown.
 // fromRoot is path, relative to the package's directory (where go test
 // runs the test), made relative to the module's root, where the reproduce
 // lines are run from, so that dstreplay finds it there too.
@@ -371,6 +369,8 @@ func fromRoot(path string) string {
 	return filepath.ToSlash(filepath.Join(packageDir(), path))
 }
 
+// packageDir is the current package's directory relative to its module root
+// (go test runs tests in the package directory), or "." when unknown.
 func packageDir() string {
 	wd, err := os.Getwd()
 	if err != nil {

@@ -107,8 +107,6 @@ func (r *Run) tearDown(g *G, mode uint8, timeout time.Duration) {
 	}
 }
 
-// goroutineStack returns the stack of the goroutine with the given id, from
-// a dump of all goroutines.
 // renumber gives a stack's header ("goroutine 23 [sleep]:") the run's
 // number for the goroutine, which the rest of a report uses, instead of the
 // runtime's.
@@ -120,6 +118,8 @@ func renumber(stack string, id int) string {
 	return stack
 }
 
+// goroutineStack returns the stack of the goroutine with the given id, from
+// a dump of all goroutines.
 func goroutineStack(id int64) string {
 	for _, s := range splitStacks(allStacks()) {
 		if s.id == id {
