@@ -67,6 +67,11 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Module = bi.Main.Path + "@" + bi.Main.Version
 	}
+	if s.rec != nil && (s.seed == 0 || s.then) {
+		// No seed reproduces it (a shrunk schedule, a replayed handle, a
+		// hunt's input): only the recording below does.
+		h.Options = append(h.Options, "entropy=recording")
+	}
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
 	}

@@ -357,3 +357,29 @@ func TestExec(t *testing.T) {
 		}
 	}
 }
+
+// The header says "seed" only when the seed reproduces the schedule; a
+// schedule from a recording (a replayed handle) says so.
+func TestScheduleLabel(t *testing.T) {
+	body := func(t *sched.T) { sched.Yield() }
+	bySeed, err := sched.Run(sched.Options{Seed: 5, Strategy: "random", Record: true}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRec, err := sched.Run(sched.Options{Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		res  *sched.Result
+		want string
+	}{{bySeed, "(random, seed 0x5)"}, {byRec, "(random, from a recording)"}} {
+		path := filepath.Join(t.TempDir(), "x.trace")
+		if err := c.res.WriteTrace(path); err != nil {
+			t.Fatal(err)
+		}
+		if out, _, _ := run("summary", path); !strings.Contains(out, c.want) {
+			t.Errorf("summary says %q, want %q", strings.SplitN(out, "\n", 2)[0], c.want)
+		}
+	}
+}

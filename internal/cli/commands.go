@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,10 +130,10 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 }
 
 // scheduleOf says what made the recorded schedule: a strategy and its seed,
-// or a recording of the values drawn (a shrunk schedule, a replayed one),
-// when no seed reproduces it.
+// or a recording of the values drawn (a shrunk schedule, a replayed one, a
+// hunt's input), when no seed reproduces it.
 func scheduleOf(h *trace.Header) string {
-	if h.Seed == 0 {
+	if slices.Contains(h.Options, "entropy=recording") {
 		return h.Strategy + ", from a recording"
 	}
 	return fmt.Sprintf("%s, seed %#x", h.Strategy, h.Seed)
@@ -149,7 +150,9 @@ func headerLines(h *trace.Header) []string {
 	}
 	lines = append(lines, s, fmt.Sprintf("go: %s %s/%s", h.GoVersion, h.GOOS, h.GOARCH))
 	for _, o := range h.Options {
-		lines = append(lines, "option: "+o)
+		if o != "entropy=recording" { // the schedule line says it
+			lines = append(lines, "option: "+o)
+		}
 	}
 	return lines
 }
