@@ -159,8 +159,8 @@ func (rw *RWMutex) unlock(g *engine.G) {
 		// waits for the readers to leave, and Go's Unlock would release
 		// that writer's internal lock and leave the readers' count
 		// corrupted, with no error. Reported for what it is.
-		g.Misuse("sync: Unlock of " + rw.obj.String() + ", which is not write-locked (it is read-locked, and a writer waits " +
-			"for the readers to leave); Go does not detect this, and the RWMutex would be corrupted: the waiting writer may never wake")
+		g.Misuse("sync: Unlock of " + rw.obj.String() + ", which is not write-locked (a writer is on its way to taking it); " +
+			"Go does not detect this, and the RWMutex would be corrupted: the waiting writer may never wake")
 	case !rw.held:
 		g.Fatal("sync: Unlock of unlocked RWMutex")
 	}

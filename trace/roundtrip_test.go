@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dstgo/dst/trace"
@@ -318,5 +319,30 @@ func TestAddArgsRefusesOtherKinds(t *testing.T) {
 	b.AddArgs(trace.KindTimerSet, 1, 1, 0, 3, 1000) // a kind it takes
 	if b.Len() != 1 {
 		t.Errorf("AddArgs(timer-set): %d events, want 1", b.Len())
+	}
+}
+
+// Two ends differ when their kinds or messages do, not when a failure was
+// reported from a line that moved.
+func TestCompareEnds(t *testing.T) {
+	same := [][2]string{
+		{"pass", "pass"},
+		{"test failed: a_test.go:12: boom", "test failed: a_test.go:14: boom"},
+	}
+	for _, c := range same {
+		if d := trace.CompareEnds(3, c[0], c[1]); d != nil {
+			t.Errorf("CompareEnds(%q, %q) = %v, want nil", c[0], c[1], d)
+		}
+	}
+	differ := [][2]string{
+		{"test failed: boom", "pass"},
+		{"test failed: a_test.go:12: boom", "test failed: a_test.go:12: bang"},
+		{"deadlock: 2 blocked", "leak: 2 blocked"},
+	}
+	for _, c := range differ {
+		d := trace.CompareEnds(3, c[0], c[1])
+		if d == nil || d.Index != 3 || !strings.Contains(d.Error(), "ended differently") {
+			t.Errorf("CompareEnds(%q, %q) = %v, want a divergence after 3 events", c[0], c[1], d)
+		}
 	}
 }
