@@ -956,3 +956,16 @@ func TestZeroValueTimersLikeGo(t *testing.T) {
 		})
 	}
 }
+
+// A deadlock beside a ticker nobody receives from says why the clock did
+// not help, as it is: no advance would wake anybody.
+func TestDeadlockBesideIdleTicker(t *testing.T) {
+	f := failure(t, sched.Options{}, func(t *sched.T) {
+		tk := vtime.NewTicker(time.Second)
+		defer tk.Stop()
+		chans.Make[int](0).Recv()
+	})
+	if !strings.Contains(f.Message, "the only pending timers are tickers whose ticks nobody receives") {
+		t.Errorf("message: %s", f.Message)
+	}
+}

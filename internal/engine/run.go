@@ -633,8 +633,11 @@ func (r *Run) stall(g *G) {
 		f = &Failure{Kind: Leak, Message: fmt.Sprintf(
 			"leak: the test body returned but %d goroutine(s) are blocked forever", r.live)}
 	}
-	if len(r.timers) > 0 {
+	switch {
+	case len(r.timers) > 0 && r.idleAdvances >= idleAdvanceLimit:
 		f.Message += fmt.Sprintf(" (the virtual clock advanced %d times without waking any: the pending timers wake nobody)", idleAdvanceLimit)
+	case len(r.timers) > 0:
+		f.Message += " (the only pending timers are tickers whose ticks nobody receives)"
 	}
 	if len(r.errors) > 0 {
 		f.Message += "\n" + strings.Join(r.errors, "\n")
