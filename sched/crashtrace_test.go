@@ -103,16 +103,7 @@ func TestInputFlagRunsTheInputAsTheHuntDid(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the test binary")
 	}
-	seed := uint64(1)
-	for ; ; seed++ {
-		res, err := sched.Run(sched.Options{Seed: seed, Strategy: "random"}, abba(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Failure != nil {
-			break
-		}
-	}
+	seed := abbaSeed(t, true)
 	in, err := fuzzloop.WriteInput(t.TempDir(), fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{}, Seed: seed})
 	if err != nil {
 		t.Fatal(err)

@@ -464,16 +464,7 @@ func TestNamedScheduleSkipsSavedFailures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the test binary")
 	}
-	seed := uint64(1)
-	for ; ; seed++ {
-		res, err := sched.Run(sched.Options{Seed: seed, Strategy: "random"}, abba(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Failure == nil {
-			break
-		}
-	}
+	seed := abbaSeed(t, false)
 	saved := t.TempDir()
 	out, err := childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$")
 	if err == nil || !strings.Contains(out, "trace saved as") {
