@@ -128,6 +128,7 @@ type schedule struct {
 	pctSteps int
 
 	then       bool   // serve draws past rec fresh from seed (a hunt's mutated input)
+	seedRec    bool   // rec is what seed drew: the seed reproduces the schedule too
 	data       []byte // serve fresh draws from these bytes (a native fuzz target)
 	cover      []byte // coverage map to fill
 	transcribe bool
@@ -243,6 +244,7 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
 		again := s
 		again.rec = rec
+		again.seedRec = s.rec == nil && !s.then && s.data == nil
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
 			out, buf, detail = out2, buf2, true

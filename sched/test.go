@@ -283,7 +283,11 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	}
 	id := fmt.Sprintf("%#x", x.s.seed)
 	if x.s.rec != nil {
-		sum := sha256.Sum256([]byte(x.s.rec.Handle()))
+		what := x.s.rec.Handle()
+		if x.s.then {
+			what += fmt.Sprintf(" then %#x", x.s.seed) // a hunt's input: its seed too
+		}
+		sum := sha256.Sum256([]byte(what))
 		id = hex.EncodeToString(sum[:6])
 	}
 	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"), id))

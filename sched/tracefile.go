@@ -67,9 +67,11 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Module = bi.Main.Path + "@" + bi.Main.Version
 	}
-	if s.rec != nil && (s.seed == 0 || s.then) {
-		// No seed reproduces it (a shrunk schedule, a replayed handle, a
-		// hunt's input): only the recording below does.
+	// What reproduces it: its seed, or only the recording below (a shrunk
+	// schedule, a replayed handle, a hunt's input).
+	if s.rec == nil || s.seedRec {
+		h.Options = append(h.Options, "entropy=seed")
+	} else {
 		h.Options = append(h.Options, "entropy=recording")
 	}
 	for name, p := range o.Faults {
@@ -118,6 +120,7 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 		return o, schedule{}, fmt.Errorf("sched: the trace's recording: %w", err)
 	}
 	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
+	s.seedRec = slices.Contains(h.Options, "entropy=seed")
 	var ok bool
 	if s.strategy, ok = strategyNamed(h.Strategy); !ok {
 		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)

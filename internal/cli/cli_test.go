@@ -370,10 +370,20 @@ func TestScheduleLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A recording beside a seed: the recording runs, the seed does not.
+	byBoth, err := sched.Run(sched.Options{Seed: 77, Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byZero, err := sched.Run(sched.Options{Strategy: "random", Record: true}, body) // seed 0
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		res  *sched.Result
 		want string
-	}{{bySeed, "(random, seed 0x5)"}, {byRec, "(random, from a recording)"}} {
+	}{{bySeed, "(random, seed 0x5)"}, {byRec, "(random, from a recording)"}, {byBoth, "(random, from a recording)"},
+		{byZero, "(random, seed 0x0)"}} {
 		path := filepath.Join(t.TempDir(), "x.trace")
 		if err := c.res.WriteTrace(path); err != nil {
 			t.Fatal(err)

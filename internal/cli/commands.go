@@ -133,7 +133,10 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 // or a recording of the values drawn (a shrunk schedule, a replayed one, a
 // hunt's input), when no seed reproduces it.
 func scheduleOf(h *trace.Header) string {
-	if slices.Contains(h.Options, "entropy=recording") {
+	switch {
+	case slices.Contains(h.Options, "entropy=seed"):
+	case slices.Contains(h.Options, "entropy=recording"),
+		h.Seed == 0: // a trace written before the option: a seed of 0 was a recording's
 		return h.Strategy + ", from a recording"
 	}
 	return fmt.Sprintf("%s, seed %#x", h.Strategy, h.Seed)
@@ -150,7 +153,7 @@ func headerLines(h *trace.Header) []string {
 	}
 	lines = append(lines, s, fmt.Sprintf("go: %s %s/%s", h.GoVersion, h.GOOS, h.GOARCH))
 	for _, o := range h.Options {
-		if o != "entropy=recording" { // the schedule line says it
+		if !strings.HasPrefix(o, "entropy=") { // the schedule line says it
 			lines = append(lines, "option: "+o)
 		}
 	}

@@ -765,14 +765,15 @@ func (h *hunter) record(f *finding) {
 func savedBefore(tests []*huntTest) map[string]bool {
 	seen := map[string]bool{}
 	for _, t := range tests {
-		for _, pattern := range []string{"*.trace", "*.input"} {
-			files, _ := filepath.Glob(filepath.Join(t.failDir, t.name, pattern))
-			for _, f := range files {
-				if a, err := filepath.Abs(f); err == nil {
+		// Subtests save under their test's directory.
+		filepath.WalkDir(filepath.Join(t.failDir, t.name), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".trace") || strings.HasSuffix(path, ".input")) {
+				if a, err := filepath.Abs(path); err == nil {
 					seen[a] = true
 				}
 			}
-		}
+			return nil
+		})
 	}
 	return seen
 }

@@ -605,3 +605,31 @@ func TestOrderProgress(t *testing.T) {
 		t.Errorf("order %v, want %s", got, want)
 	}
 }
+
+// The files there before a hunt include its subtests' saved failures.
+func TestSavedBefore(t *testing.T) {
+	dir := t.TempDir()
+	files := []string{
+		filepath.Join(dir, "TestX", "deadlock-1.trace"),
+		filepath.Join(dir, "TestX", "deadlock-1.input"),
+		filepath.Join(dir, "TestX", "sub", "leak-2.trace"),
+	}
+	other := filepath.Join(dir, "TestY", "leak-3.trace")
+	for _, f := range append(files, other, filepath.Join(dir, "TestX", "notes.txt")) {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := savedBefore([]*huntTest{{name: "TestX", failDir: dir}})
+	if len(got) != len(files) {
+		t.Errorf("savedBefore = %v, want %v", got, files)
+	}
+	for _, f := range files {
+		if !got[f] {
+			t.Errorf("savedBefore lacks %s", f)
+		}
+	}
+}
