@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Exit codes.
@@ -33,15 +35,15 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		{name: "show", args: "[flags] trace", short: "print the events of a trace, one per line", run: runShow,
+		{name: "show", args: "[flags] trace...", short: "print the events of a trace, one per line", run: runShow,
 			long: "Show prints a trace's header, its events (filtered by the flags) and its outcome. A trace cut\nshort is shown up to its last complete frame, with what is missing."},
-		{name: "summary", args: "trace", short: "the outcome, counts, switches and preemptions, the longest waits", run: runSummary,
+		{name: "summary", args: "trace...", short: "the outcome, counts, switches and preemptions, the longest waits", run: runSummary,
 			long: "Summary prints how the run ended, how many events each goroutine and each operation has,\nthe context switches and how many of them were preemptions (the previous goroutine could\nhave continued), the longest waits, and the failure's report."},
 		{name: "diff", args: "trace-a trace-b", short: "the first point where two traces differ, side by side", run: runDiff,
 			long: "Diff compares two traces event by event (source locations aside) and shows the first\ndifference with the events before it, side by side. It exits with 1 when they differ."},
 		{name: "export", args: "[flags] trace", short: "convert a trace for Perfetto (Chrome trace-event JSON)", run: runExport,
 			long: "Export writes the trace in the Chrome trace-event format, which ui.perfetto.dev and\nchrome://tracing open: a track per goroutine, a slice while it runs, an instant for each of\nits operations, and arrows from a goroutine to the one it wakes (channel handoffs, unlocks).\nTime is the event's index; each event's step and virtual time are in its details."},
-		{name: "html", args: "[-o out.html] trace", short: "write the trace as one self-contained HTML page: swimlanes per goroutine", run: runHTML,
+		{name: "html", args: "[-o out.html] trace...", short: "write the trace as one self-contained HTML page: swimlanes per goroutine", run: runHTML,
 			long: "HTML writes the trace as a single HTML file that opens offline in a browser: a lane per\ngoroutine over steps or virtual time, with bars while it runs, a mark for each of its\noperations, shading while it is blocked and lines from a goroutine to the one it wakes.\nThe wheel and +/- zoom, a drag and the arrow keys pan; a click shows an event's line, its\nsource location and the source around it. The failure is in red and selected on load;\n#event=N in the URL selects event N. The file goes next to the trace, with the extension\n.html, unless -o says where; its path is printed."},
 		{name: "exec", args: "[flags] trace", short: "re-run the recorded test from the trace and confirm its outcome", run: runExec,
 			long: "Exec runs the test that recorded the trace, in its package, with go test -dst.trace: the\nscheduler replays the trace's decisions and compares every event. It exits with 0 when the\nre-run ends as recorded, and with 1 when the outcome differs or the run diverged."},
@@ -50,6 +52,45 @@ func init() {
 			long: huntHelp},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
 	}
+}
+
+// each names the commands that read one trace and write about it, which
+// take several (a glob that matches more than one saved failure) one after
+// the other.
+var each = map[string]bool{"show": true, "summary": true, "html": true}
+
+// runEach runs c once per trace file in args, with the other arguments
+// (its flags), under a line naming the file when there are several, and
+// returns the worst exit code.
+func runEach(e *env, c *command, args []string) int {
+	var files, rest []string
+	for i, a := range args {
+		// Their flags all take a value: one given apart is not a trace.
+		value := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
+		if !value && strings.HasSuffix(a, ".trace") && !strings.HasPrefix(a, "-") {
+			if _, err := os.Stat(a); err == nil {
+				files = append(files, a)
+				continue
+			}
+		}
+		rest = append(rest, a)
+	}
+	if len(files) < 2 {
+		return c.run(e, args)
+	}
+	if c.name == "html" && slices.ContainsFunc(rest, func(a string) bool { return a == "-o" || strings.HasPrefix(a, "-o=") }) {
+		fmt.Fprintf(e.stderr, "dstreplay html: -o names one page, and %d traces are given\n", len(files))
+		return ExitUsage
+	}
+	code := ExitOK
+	for i, f := range files {
+		if i > 0 {
+			fmt.Fprintln(e.stdout)
+		}
+		fmt.Fprintf(e.stdout, "==> %s <==\n", f)
+		code = max(code, c.run(e, append(slices.Clone(rest), f)))
+	}
+	return code
 }
 
 // env is what a command writes to.
@@ -71,6 +112,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	if c := lookup(args[0]); c != nil {
+		if each[c.name] {
+			return runEach(e, c, args[1:])
+		}
 		return c.run(e, args[1:])
 	}
 	if strings.HasPrefix(args[0], "-") || !looksLikeFile(args[0]) {
@@ -84,10 +128,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(e.stderr, "dstreplay: %v\n", err)
 		return ExitUsage
 	}
-	if len(args) == 1 && interactive(e.stdout) {
-		return runStepper(e, args[0])
+	if interactive(e.stdout) && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") }) {
+		path := args[0]
+		if len(args) > 1 { // a glob that matched several saved failures
+			path = newest(args)
+			fmt.Fprintf(e.stderr, "dstreplay: %d traces given; opening the newest, %s\n", len(args), path)
+		}
+		return runStepper(e, path)
 	}
-	return runShow(e, args)
+	return runEach(e, lookup("show"), args)
+}
+
+// newest is the most recently written of the files paths.
+func newest(paths []string) string {
+	best, at := paths[0], time.Time{}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.ModTime().After(at) {
+			best, at = p, st.ModTime()
+		}
+	}
+	return best
 }
 
 func lookup(name string) *command {

@@ -393,3 +393,23 @@ func TestScheduleLabel(t *testing.T) {
 		}
 	}
 }
+
+// show, summary and html take several traces (a glob that matches more
+// than one saved failure), one after the other under their names.
+func TestSeveralTraces(t *testing.T) {
+	a, b := pingPongTrace(t, 1), selfWakeTrace(t)
+	out, errOut, code := run("summary", a, b)
+	if code != cli.ExitOK || !strings.Contains(out, "==> "+a+" <==") || !strings.Contains(out, "==> "+b+" <==") ||
+		strings.Count(out, "outcome: pass") != 2 {
+		t.Errorf("summary of two traces: exit %d\n%s%s", code, out, errOut)
+	}
+	if out, _, code := run("show", "-g", "1", a, b); code != cli.ExitOK || strings.Count(out, "# test: ") != 2 {
+		t.Errorf("show of two traces: exit %d\n%s", code, out)
+	}
+	if _, e, code := run("html", "-o", filepath.Join(t.TempDir(), "x.html"), a, b); code != cli.ExitUsage || !strings.Contains(e, "-o names one page") {
+		t.Errorf("html -o with two traces: exit %d %q", code, e)
+	}
+	if _, e, code := run("exec", a, b); code != cli.ExitUsage {
+		t.Errorf("exec of two traces: exit %d %q", code, e)
+	}
+}
