@@ -102,7 +102,7 @@
 //
 //	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
 //	-dst.iters=N       schedules per test (default 1000)
-//	-dst.time=D        time budget per test
+//	-dst.time=D        time budget per test (without -dst.iters, the only bound)
 //	-dst.strategy=S    random, pct, pos, portfolio or hunt
 //	-dst.depth=N       PCT depth (default 3)
 //	-dst.pctsteps=N    PCT change-point range

@@ -516,6 +516,35 @@ func TestSavedTracePathFromModuleRoot(t *testing.T) {
 	}
 }
 
+// TestChildTimeBudget explores a passing body whose options say 3
+// schedules.
+func TestChildTimeBudget(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "time" {
+		t.Skip("run by TestTimeFlagBoundsTheExploration")
+	}
+	sched.TestWith(t, sched.Options{Iterations: 3, Seed: 1}, func(t *sched.T) { sched.Yield() })
+}
+
+// -dst.time alone, on the command line, bounds the exploration by time,
+// whatever count the test's options give; with -dst.iters, the first
+// bound reached stops it.
+// Regression (found in review, fixed): the README's one-process hunt of
+// TestFixedStore for 30s stopped after its 2000 schedules, in 0.3s.
+func TestTimeFlagBoundsTheExploration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, err := child(t, ".", "time", os.Args[0], "-test.run=^TestChildTimeBudget$", "-test.v", "-dst.time=300ms")
+	m := regexp.MustCompile(`sched: (\d+) schedules passed in `).FindStringSubmatch(out)
+	if err != nil || m == nil || m[1] == "3" {
+		t.Fatalf("-dst.time=300ms did not bound the exploration by time:\n%s", out)
+	}
+	out, err = child(t, ".", "time", os.Args[0], "-test.run=^TestChildTimeBudget$", "-test.v", "-dst.time=300ms", "-dst.iters=5")
+	if err != nil || !strings.Contains(out, "sched: 5 schedules passed") {
+		t.Fatalf("-dst.iters=5 with -dst.time:\n%s", out)
+	}
+}
+
 // TestChildOuterFailure fails through the enclosing *testing.T from the
 // body, in the schedules where a lost update happens.
 func TestChildOuterFailure(t *testing.T) {

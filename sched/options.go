@@ -20,7 +20,8 @@ type Options struct {
 	// Default 1000, or 1 when a seed or a recording is given by flag.
 	Iterations int
 	// Time bounds the exploration by wall-clock time (-dst.time); Test stops
-	// at whichever of Iterations and Time comes first. Default: no bound.
+	// at whichever of Iterations and Time comes first. -dst.time given
+	// without -dst.iters is the only bound. Default: no bound.
 	Time time.Duration
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.
@@ -124,7 +125,7 @@ var flags struct {
 func init() {
 	flag.Uint64Var(&flags.seed, "dst.seed", 0, "sched: seed of the first schedule to run (reproduces a failure)")
 	flag.IntVar(&flags.iters, "dst.iters", 0, "sched: number of schedules to explore per test (default 1000)")
-	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test")
+	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test; without -dst.iters it is the only bound")
 	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, portfolio or hunt")
 	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
 	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
@@ -150,7 +151,7 @@ func (o Options) withFlags() (Options, error) {
 		return o, nil
 	}
 	var err error
-	seedSet, itersSet := false, false
+	seedSet, itersSet, timeSet := false, false, false
 	flag.Visit(func(f *flag.Flag) {
 		switch f.Name {
 		case "dst.seed":
@@ -159,7 +160,7 @@ func (o Options) withFlags() (Options, error) {
 		case "dst.iters":
 			o.Iterations, itersSet = flags.iters, true
 		case "dst.time":
-			o.Time = flags.time
+			o.Time, timeSet = flags.time, true
 		case "dst.strategy":
 			o.Strategy = flags.strategy
 		case "dst.depth":
@@ -199,8 +200,11 @@ func (o Options) withFlags() (Options, error) {
 			o.namedBy = "-dst.replay"
 		}
 	})
-	if seedSet && !itersSet {
+	switch {
+	case seedSet && !itersSet:
 		o.Iterations = 1 // a reproduce line runs the one schedule it names
+	case timeSet && !itersSet:
+		o.Iterations = math.MaxInt // a time budget given alone bounds the exploration
 	}
 	return o, err
 }
