@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,11 @@ func TestCrashTrace(t *testing.T) {
 	}
 	if r.Header.Test != "TestChildCrash" || !r.Header.Detail {
 		t.Errorf("header: test %q, detail %v", r.Header.Test, r.Header.Detail)
+	}
+	// It holds only the input's recording: the header says the input's seed
+	// serves what comes past it, as the hunt ran it.
+	if !slices.Contains(r.Header.Options, "entropy=recording,then-seed") {
+		t.Errorf("header options %v: want entropy=recording,then-seed", r.Header.Options)
 	}
 	// Every event up to the crash: the six Lock/Unlock pairs, in this file,
 	// and the main goroutine running again after Wait.

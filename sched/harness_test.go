@@ -543,6 +543,11 @@ func TestTimeFlagBoundsTheExploration(t *testing.T) {
 	if err != nil || !strings.Contains(out, "sched: 5 schedules passed") {
 		t.Fatalf("-dst.iters=5 with -dst.time:\n%s", out)
 	}
+	// No budget (0) leaves the test's count.
+	out, err = child(t, ".", "time", os.Args[0], "-test.run=^TestChildTimeBudget$", "-test.v", "-dst.time=0")
+	if err != nil || !strings.Contains(out, "sched: 3 schedules passed") {
+		t.Fatalf("-dst.time=0:\n%s", out)
+	}
 }
 
 // TestChildOuterFailure fails through the enclosing *testing.T from the

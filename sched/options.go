@@ -20,8 +20,9 @@ type Options struct {
 	// Default 1000, or 1 when a seed or a recording is given by flag.
 	Iterations int
 	// Time bounds the exploration by wall-clock time (-dst.time); Test stops
-	// at whichever of Iterations and Time comes first. -dst.time given
-	// without -dst.iters is the only bound. Default: no bound.
+	// at whichever of Iterations and Time comes first. A positive -dst.time
+	// given without -dst.iters is the only bound (unless a flag names the
+	// one schedule to run). Default: no bound.
 	Time time.Duration
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.
@@ -203,7 +204,7 @@ func (o Options) withFlags() (Options, error) {
 	switch {
 	case seedSet && !itersSet:
 		o.Iterations = 1 // a reproduce line runs the one schedule it names
-	case timeSet && !itersSet:
+	case timeSet && !itersSet && flags.time > 0:
 		o.Iterations = math.MaxInt // a time budget given alone bounds the exploration
 	}
 	return o, err

@@ -69,9 +69,14 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 	}
 	// What reproduces it: its seed, or only the recording below (a shrunk
 	// schedule, a replayed handle, a hunt's input).
-	if s.rec == nil || s.seedRec {
+	switch {
+	case s.then:
+		// A hunt's input: its recording, then fresh values from its seed
+		// (a trace streamed up to a crash holds only the input's recording).
+		h.Options = append(h.Options, "entropy=recording,then-seed")
+	case s.rec == nil || s.seedRec:
 		h.Options = append(h.Options, "entropy=seed")
-	} else {
+	default:
 		h.Options = append(h.Options, "entropy=recording")
 	}
 	for name, p := range o.Faults {
@@ -121,6 +126,7 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 	}
 	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
 	s.seedRec = slices.Contains(h.Options, "entropy=seed")
+	s.then = slices.Contains(h.Options, "entropy=recording,then-seed")
 	var ok bool
 	if s.strategy, ok = strategyNamed(h.Strategy); !ok {
 		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)

@@ -59,26 +59,51 @@ func init() {
 // the other.
 var each = map[string]bool{"show": true, "summary": true, "html": true}
 
+// valueFlags are the flags of show, summary and html that take a value.
+var valueFlags = map[string]bool{"g": true, "from": true, "to": true, "op": true, "grep": true, "o": true}
+
+// flagName is the name of flag argument a ("-g", "--g=1"), and whether the
+// argument holds its value; "" when a is not a flag.
+func flagName(a string) (name string, hasValue bool) {
+	if len(a) < 2 || a[0] != '-' || a == "--" {
+		return "", false
+	}
+	name = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+	name, _, hasValue = strings.Cut(name, "=")
+	return name, hasValue
+}
+
 // runEach runs c once per trace file in args, with the other arguments
 // (its flags), under a line naming the file when there are several, and
 // returns the worst exit code.
 func runEach(e *env, c *command, args []string) int {
 	var files, rest []string
-	for i, a := range args {
-		// Their flags all take a value: one given apart is not a trace.
-		value := i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=")
-		if !value && strings.HasSuffix(a, ".trace") && !strings.HasPrefix(a, "-") {
-			if _, err := os.Stat(a); err == nil {
-				files = append(files, a)
-				continue
+	positional := false // after "--"
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, hasValue := flagName(a)
+		switch {
+		case !positional && a == "--":
+			positional = true
+			continue
+		case !positional && name != "":
+			rest = append(rest, a)
+			if valueFlags[name] && !hasValue && i+1 < len(args) {
+				i++ // its value, whatever it looks like
+				rest = append(rest, args[i])
 			}
+			continue
+		}
+		if _, err := os.Stat(a); err == nil && strings.HasSuffix(a, ".trace") {
+			files = append(files, a)
+			continue
 		}
 		rest = append(rest, a)
 	}
 	if len(files) < 2 {
 		return c.run(e, args)
 	}
-	if c.name == "html" && slices.ContainsFunc(rest, func(a string) bool { return a == "-o" || strings.HasPrefix(a, "-o=") }) {
+	if c.name == "html" && slices.ContainsFunc(rest, func(a string) bool { n, _ := flagName(a); return n == "o" }) {
 		fmt.Fprintf(e.stderr, "dstreplay html: -o names one page, and %d traces are given\n", len(files))
 		return ExitUsage
 	}

@@ -403,11 +403,15 @@ func TestSeveralTraces(t *testing.T) {
 		strings.Count(out, "outcome: pass") != 2 {
 		t.Errorf("summary of two traces: exit %d\n%s%s", code, out, errOut)
 	}
-	if out, _, code := run("show", "-g", "1", a, b); code != cli.ExitOK || strings.Count(out, "# test: ") != 2 {
-		t.Errorf("show of two traces: exit %d\n%s", code, out)
+	for _, args := range [][]string{{"-g", "1", a, b}, {"-to", "-1", a, b}, {"--grep", "-x", a, b}, {"--", a, b}} {
+		if out, _, code := run(append([]string{"show"}, args...)...); code != cli.ExitOK || strings.Count(out, "# test: ") != 2 {
+			t.Errorf("show %q: exit %d\n%s", args, code, out)
+		}
 	}
-	if _, e, code := run("html", "-o", filepath.Join(t.TempDir(), "x.html"), a, b); code != cli.ExitUsage || !strings.Contains(e, "-o names one page") {
-		t.Errorf("html -o with two traces: exit %d %q", code, e)
+	for _, o := range []string{"-o", "--o"} {
+		if _, e, code := run("html", o, filepath.Join(t.TempDir(), "x.html"), a, b); code != cli.ExitUsage || !strings.Contains(e, "-o names one page") {
+			t.Errorf("html %s with two traces: exit %d %q", o, code, e)
+		}
 	}
 	if _, e, code := run("exec", a, b); code != cli.ExitUsage {
 		t.Errorf("exec of two traces: exit %d %q", code, e)

@@ -135,6 +135,8 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 func scheduleOf(h *trace.Header) string {
 	switch {
 	case slices.Contains(h.Options, "entropy=seed"):
+	case slices.Contains(h.Options, "entropy=recording,then-seed"):
+		return fmt.Sprintf("%s, from a recording, then seed %#x", h.Strategy, h.Seed)
 	case slices.Contains(h.Options, "entropy=recording"),
 		h.Seed == 0: // a trace written before the option: a seed of 0 was a recording's
 		return h.Strategy + ", from a recording"
