@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,9 @@ type stepper struct {
 	report    int // the failure's report is shown from this line; -1: not shown
 
 	src map[string][]string // source files by path; nil entry: not on disk
+
+	failLoc     *trace.Location // where the failure was reported (failureLoc)
+	failLocDone bool
 }
 
 func newStepper(c *replay.Cursor, path string) *stepper {
@@ -553,10 +557,22 @@ func (m *stepper) sourceLines(ctx int) ([]string, string) {
 			}
 		}
 	}
+	title := ""
+	if m.c.Index() == m.c.Len()-1 {
+		// At the end, the line where the test reported its failure, when
+		// its message names one: the last event is the scheduling point
+		// before it.
+		if f := m.failureLoc(); f != nil {
+			loc = *f
+			title = fmt.Sprintf("%s:%d (where the test failed)", filepath.Base(loc.File), loc.Line)
+		}
+	}
 	if loc.File == "" {
 		return []string{styleDim.Render("  (no source location for this event)")}, "source"
 	}
-	title := fmt.Sprintf("%s:%d (%s)", filepath.Base(loc.File), loc.Line, loc.Func)
+	if title == "" {
+		title = fmt.Sprintf("%s:%d (%s)", filepath.Base(loc.File), loc.Line, loc.Func)
+	}
 	text, ok := m.src[loc.File]
 	if !ok {
 		if b, err := os.ReadFile(loc.File); err == nil {
@@ -577,6 +593,52 @@ func (m *stepper) sourceLines(ctx int) ([]string, string) {
 		}
 	}
 	return out, title
+}
+
+// failedAt finds "file.go:12" in a failure's message.
+var failedAt = regexp.MustCompile(`([\w.-]+\.go):(\d+)`)
+
+// failureLoc is where the run's failure was reported, as its message says
+// ("store_test.go:144: lost content"), with the file's path taken from the
+// trace's own locations; nil when the message names no line or the trace
+// no such file.
+func (m *stepper) failureLoc() *trace.Location {
+	if m.failLoc != nil || m.failLocDone {
+		return m.failLoc
+	}
+	m.failLocDone = true
+	o := m.c.Reader().Outcome
+	if o == nil || o.Kind == "pass" {
+		return nil
+	}
+	match := failedAt.FindStringSubmatch(o.Message)
+	if match == nil {
+		return nil
+	}
+	line, _ := strconv.Atoi(match[2])
+	found := func(file string) bool {
+		if filepath.Base(file) == match[1] {
+			m.failLoc = &trace.Location{File: file, Line: line}
+			return true
+		}
+		return false
+	}
+	for _, g := range m.c.Goroutines() {
+		if found(g.Loc.File) {
+			return m.failLoc
+		}
+	}
+	r := m.c.Reader()
+	for i := r.Len() - 1; i >= 0 && i >= r.Len()-50_000; i-- { // the end is where it is likely
+		e, err := r.Event(i)
+		if err != nil {
+			break
+		}
+		if found(e.Loc.File) {
+			break
+		}
+	}
+	return m.failLoc
 }
 
 // goroutineLines renders every goroutine's state, the focused one marked.

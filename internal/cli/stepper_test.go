@@ -469,3 +469,29 @@ func TestStepperInTerminal(t *testing.T) {
 		}
 	}
 }
+
+// At the end of a run that failed a check, the source pane shows the line
+// of the check, which the failure's message names, rather than the last
+// scheduling point before it.
+func TestStepperShowsWhereTheTestFailed(t *testing.T) {
+	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+		sched.Yield()
+		t.Error("the check that failed") // marker: stepper-failure-line
+	})
+	if err != nil || res.Failure == nil {
+		t.Fatal(err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "failed.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	m := stepperOn(t, path)
+	press(m, "f")
+	if v := m.View(); !strings.Contains(v, "(where the test failed)") || !strings.Contains(v, "marker: stepper-failure-line") {
+		t.Errorf("at the end, the source pane does not show the failing check:\n%s", v)
+	}
+	press(m, "k")
+	if v := m.View(); strings.Contains(v, "(where the test failed)") {
+		t.Errorf("before the end, the source pane still shows the failing check:\n%s", v)
+	}
+}
