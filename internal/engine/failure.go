@@ -326,26 +326,14 @@ func joinFrames(header string, frames [][]string) string {
 	return b.String()
 }
 
-// shimPrefixes start the functions of the project's own packages that a
-// goroutine calls into (the shims) or that they call.
-var shimPrefixes = func() []string {
-	module := strings.TrimSuffix(enginePrefix, "internal/engine.")
-	return []string{"runtime/debug.", module + "internal/", module + "sched.", module + "sched/",
-		module + "chans.", module + "vtime."}
-}()
-
-// shimCallStack is a stack taken inside a shim as a report shows it: from
-// the shim the goroutine called on, without the header, whose goroutine
-// number is the runtime's.
+// shimCallStack is a stack taken inside a shim (by runtime/debug.Stack) as
+// a report shows it: from the shim the goroutine called on, without the
+// header, whose goroutine number is the runtime's.
 func shimCallStack(stack string) string {
 	_, frames := splitFrames(stack)
 	inShim := func(fr []string) bool {
-		for _, p := range shimPrefixes {
-			if strings.HasPrefix(fr[0], p) {
-				return true
-			}
-		}
-		return false
+		fn, file, _, ok := parseFrame(fr)
+		return ok && (funcPackage(fn) == "runtime/debug" || ours(file, fn))
 	}
 	start := 0
 	for start+1 < len(frames) && inShim(frames[start+1]) {

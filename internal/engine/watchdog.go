@@ -142,25 +142,30 @@ func (r *Run) noteStall(d time.Duration) {
 // and reports whether it is the user's: neither the tool's nor the standard
 // library's.
 func userFrame(fr []string) (Location, bool) {
-	if len(fr) < 2 || strings.HasPrefix(fr[0], "created by ") {
+	fn, file, line, ok := parseFrame(fr)
+	if !ok || ours(file, fn) || inGOROOT(file) {
 		return Location{}, false
 	}
-	fn := fr[0]
+	return Location{Func: fn, File: file, Line: line}, true
+}
+
+// parseFrame reads a frame of a stack as splitFrames gives it: its
+// function without the arguments, and its file and line. ok is false for a
+// "created by" frame or one without its location.
+func parseFrame(fr []string) (fn, file string, line int, ok bool) {
+	if len(fr) < 2 || strings.HasPrefix(fr[0], "created by ") {
+		return "", "", 0, false
+	}
+	fn = fr[0]
 	if i := strings.LastIndexByte(fn, '('); i > 0 {
 		fn = fn[:i]
 	}
-	file, line, _ := strings.Cut(strings.TrimSpace(fr[1]), " ")
+	file, at, _ := strings.Cut(strings.TrimSpace(fr[1]), " ")
 	if i := strings.LastIndexByte(file, ':'); i > 0 {
-		file, line = file[:i], file[i+1:]
+		file, at = file[:i], file[i+1:]
 	}
-	n, err := strconv.Atoi(line)
-	if err != nil || ours(file, fn) {
-		return Location{}, false
-	}
-	if inGOROOT(file) {
-		return Location{}, false // the standard library's
-	}
-	return Location{Func: fn, File: file, Line: n}, true
+	line, err := strconv.Atoi(at)
+	return fn, file, line, err == nil
 }
 
 // goroot is where the standard library's files are, as the stacks name
