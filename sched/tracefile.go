@@ -73,11 +73,11 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 	case s.then:
 		// A hunt's input: its recording, then fresh values from its seed
 		// (a trace streamed up to a crash holds only the input's recording).
-		h.Options = append(h.Options, "entropy=recording,then-seed")
+		h.Options = append(h.Options, trace.EntropyRecordingThenSeed)
 	case s.rec == nil || s.seedRec:
-		h.Options = append(h.Options, "entropy=seed")
+		h.Options = append(h.Options, trace.EntropySeed)
 	default:
-		h.Options = append(h.Options, "entropy=recording")
+		h.Options = append(h.Options, trace.EntropyRecording)
 	}
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
@@ -125,8 +125,8 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 		return o, schedule{}, fmt.Errorf("sched: the trace's recording: %w", err)
 	}
 	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
-	s.seedRec = slices.Contains(h.Options, "entropy=seed")
-	s.then = slices.Contains(h.Options, "entropy=recording,then-seed")
+	s.seedRec = slices.Contains(h.Options, trace.EntropySeed)
+	s.then = slices.Contains(h.Options, trace.EntropyRecordingThenSeed)
 	var ok bool
 	if s.strategy, ok = strategyNamed(h.Strategy); !ok {
 		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)

@@ -80,6 +80,16 @@ type Header struct {
 	Recording []byte
 }
 
+// The header options that say what reproduces the recorded schedule: its
+// seed; only its recording (a shrunk schedule, a replayed handle); or its
+// recording, then fresh values from its seed (a hunt's input). A trace
+// written before them has none.
+const (
+	EntropySeed              = "entropy=seed"
+	EntropyRecording         = "entropy=recording"
+	EntropyRecordingThenSeed = "entropy=recording,then-seed"
+)
+
 // Outcome is how the run ended.
 type Outcome struct {
 	Kind       string // "pass", or the failure's kind

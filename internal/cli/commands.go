@@ -134,10 +134,10 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 // hunt's input), when no seed reproduces it.
 func scheduleOf(h *trace.Header) string {
 	switch {
-	case slices.Contains(h.Options, "entropy=seed"):
-	case slices.Contains(h.Options, "entropy=recording,then-seed"):
+	case slices.Contains(h.Options, trace.EntropySeed):
+	case slices.Contains(h.Options, trace.EntropyRecordingThenSeed):
 		return fmt.Sprintf("%s, from a recording, then seed %#x", h.Strategy, h.Seed)
-	case slices.Contains(h.Options, "entropy=recording"),
+	case slices.Contains(h.Options, trace.EntropyRecording),
 		h.Seed == 0: // a trace written before the option: a seed of 0 was a recording's
 		return h.Strategy + ", from a recording"
 	}
@@ -155,7 +155,7 @@ func headerLines(h *trace.Header) []string {
 	}
 	lines = append(lines, s, fmt.Sprintf("go: %s %s/%s", h.GoVersion, h.GOOS, h.GOARCH))
 	for _, o := range h.Options {
-		if !strings.HasPrefix(o, "entropy=") { // the schedule line says it
+		if o != trace.EntropySeed && o != trace.EntropyRecording && o != trace.EntropyRecordingThenSeed { // the schedule line says it
 			lines = append(lines, "option: "+o)
 		}
 	}
