@@ -75,12 +75,13 @@ func Check(opts sched.Options, body func(*sched.T)) error {
 	return nil
 }
 
-// end is how a run ended, as trace.Outcome.End says it.
+// end is how a run ended, as its trace's outcome says it.
 func end(r *sched.Result) string {
-	if r.Failure == nil {
-		return "pass"
+	o := trace.Outcome{Kind: "pass"}
+	if f := r.Failure; f != nil {
+		o.Kind, o.Message = string(f.Kind), f.Message
 	}
-	return string(r.Failure.Kind) + ": " + r.Failure.Message
+	return o.End()
 }
 
 // NondeterminismError says that one schedule ran differently twice.

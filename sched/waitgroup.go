@@ -83,7 +83,7 @@ func (wg *WaitGroup) bind(g *engine.G) {
 }
 
 // nativeCount is the counter of wg, as sync.WaitGroup keeps it: the high 32
-// bits of its first word (Go 1.20 and later; TestWaitGroupCounterOutsideRun
+// bits of its first word (Go 1.20 and later; TestObjectStateFromOutsideIsMisuse
 // checks the layout).
 func nativeCount(wg *sync.WaitGroup) int32 {
 	return int32((*atomic.Uint64)(unsafe.Pointer(wg)).Load() >> 32)

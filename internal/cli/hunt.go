@@ -719,7 +719,7 @@ func (h *hunter) status(p *proc, st *huntwire.Status) {
 
 func (h *hunter) failure(p *proc, f *huntwire.Failure) {
 	h.record(&finding{
-		test: p.test, kind: f.Kind, message: f.Message, signature: cmp.Or(f.Signature, f.Message), worker: p.slot,
+		test: p.test, kind: f.Kind, message: f.Message, signature: f.Signature, worker: p.slot,
 		trace: f.Trace, input: f.Entropy, before: f.Before, after: f.After, sized: f.After != fuzzloop.Size{},
 	})
 }
@@ -728,7 +728,7 @@ func (h *hunter) failure(p *proc, f *huntwire.Failure) {
 func (h *hunter) record(f *finding) {
 	f.at, f.count = time.Since(h.begin), 1
 	if f.signature == "" {
-		f.signature = f.message
+		f.signature = f.message // a crash's, or an older worker's
 	}
 	for _, g := range h.findings {
 		if g.test != f.test || g.kind != f.kind || g.signature != f.signature {

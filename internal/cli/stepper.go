@@ -603,7 +603,7 @@ var failedAt = regexp.MustCompile(`([\w.-]+\.go):(\d+)`)
 // trace's own locations; nil when the message names no line or the trace
 // no such file.
 func (m *stepper) failureLoc() *trace.Location {
-	if m.failLoc != nil || m.failLocDone {
+	if m.failLocDone {
 		return m.failLoc
 	}
 	m.failLocDone = true
