@@ -183,10 +183,7 @@ func selfWakeTrace(t *testing.T) string {
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}
-	path := filepath.Join(t.TempDir(), "selfwake.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := cli.SaveTrace(t, res, "selfwake.trace")
 	return path
 }
 
@@ -384,10 +381,7 @@ func TestScheduleLabel(t *testing.T) {
 		want string
 	}{{bySeed, "(random, seed 0x5)"}, {byRec, "(random, from a recording)"}, {byBoth, "(random, from a recording)"},
 		{byZero, "(random, seed 0x0)"}} {
-		path := filepath.Join(t.TempDir(), "x.trace")
-		if err := c.res.WriteTrace(path); err != nil {
-			t.Fatal(err)
-		}
+		path := cli.SaveTrace(t, c.res, "x.trace")
 		if out, _, _ := run("summary", path); !strings.Contains(out, c.want) {
 			t.Errorf("summary says %q, want %q", strings.SplitN(out, "\n", 2)[0], c.want)
 		}

@@ -256,10 +256,7 @@ func TestHTMLEscapes(t *testing.T) {
 	if err != nil || res.Failure == nil {
 		t.Fatalf("no failure: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "panic.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := cli.SaveTrace(t, res, "panic.trace")
 	if _, e, code := run("html", path); code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, e)
 	}
@@ -301,10 +298,7 @@ func pingPongTrace(t *testing.T, rounds int) string {
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}
-	path := filepath.Join(t.TempDir(), "pingpong.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := cli.SaveTrace(t, res, "pingpong.trace")
 	return path
 }
 

@@ -33,10 +33,7 @@ func deadlockTrace(t *testing.T) string {
 	if err != nil || res.Failure == nil {
 		t.Fatalf("no failure: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "abba.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := SaveTrace(t, res, "abba.trace")
 	return path
 }
 
@@ -481,10 +478,7 @@ func TestStepperShowsWhereTheTestFailed(t *testing.T) {
 	if err != nil || res.Failure == nil {
 		t.Fatal(err, res.Failure)
 	}
-	path := filepath.Join(t.TempDir(), "failed.trace")
-	if err := res.WriteTrace(path); err != nil {
-		t.Fatal(err)
-	}
+	path := SaveTrace(t, res, "failed.trace")
 	m := stepperOn(t, path)
 	press(m, "f")
 	if v := m.View(); !strings.Contains(v, "(where the test failed)") || !strings.Contains(v, "marker: stepper-failure-line") {
