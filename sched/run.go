@@ -216,7 +216,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	if detail || o.Record {
 		cfg.Trace = &trace.Buffer{}
 		if s.stream != nil {
-			cfg.Trace.StreamTo(s.stream)
+			s.stream.Stream(cfg.Trace)
 		}
 	}
 	t := &T{TB: tb, name: name}
@@ -268,7 +268,7 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 }
 
 // runStreaming executes the schedule with source locations on, writing its
-// trace to o.crashTrace event by event (trace.Buffer.StreamTo): if the run
+// trace to o.crashTrace event by event (trace.Writer.Stream): if the run
 // kills the process, the file holds every event up to the crash. The note
 // says what went wrong with the file, if anything.
 func (s schedule) runStreaming(o Options, name string, tb tbase, body func(*T)) (*Result, string) {

@@ -7,22 +7,6 @@ import (
 	"strings"
 )
 
-// Events decodes the events collected in b, in order.
-func (b *Buffer) Events() ([]Event, error) {
-	var out []Event
-	if b == nil {
-		return nil, nil
-	}
-	for _, f := range b.frames {
-		evs, err := decodeFrame(&cursor{b: f.appendPayload(nil)}, frameHead{first: f.first, n: int64(f.n), firstStep: f.firstStep, firstTime: f.firstTime})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, evs...)
-	}
-	return out, nil
-}
-
 // Divergence is the first difference between a recorded run and its
 // re-execution.
 type Divergence struct {

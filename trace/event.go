@@ -1,138 +1,76 @@
 package trace
 
-import (
-	"fmt"
-	"strconv"
-)
+import "github.com/dstgo/dst/internal/event"
 
-// Kind is the kind of an event. The spec table (specs) says which fields
+// The event model is defined in internal/event, which the engine records
+// into without linking this package's compression; these names are the
+// public ones.
+
+// Kind is the kind of an event. The spec table (SpecOf) says which fields
 // each kind carries; the encoder, the decoder and the text form all follow
 // it.
-type Kind uint8
+type Kind = event.Kind
 
+// The kinds of event.
 const (
-	KindInvalid   Kind = iota
-	KindSpawn          // G started goroutine Arg
-	KindExit           // G exited
-	KindOp             // G reached a scheduling point for operation Op on object Obj
-	KindBlock          // G blocked in Op on Obj
-	KindWake           // G made goroutine Arg runnable
-	KindSwitch         // the scheduler switched from G to goroutine Arg: choice Choice of N
-	KindClock          // the virtual clock advanced to Time
-	KindTimerSet       // G armed timer Arg to fire after Dur
-	KindTimerFire      // timer Arg fired
-	KindFault          // fault point Text drawn at G: fired if Arg is 1
-	KindSelect         // G's select chose case Arg among N ready cases
-	KindLog            // G logged Text (a user annotation)
-	KindObject         // object Obj is Text (for example "Mutex#3")
-	KindPanic          // G panicked with Text
-	numKinds
+	KindInvalid   = event.KindInvalid
+	KindSpawn     = event.KindSpawn     // G started goroutine Arg
+	KindExit      = event.KindExit      // G exited
+	KindOp        = event.KindOp        // G reached a scheduling point for operation Op on object Obj
+	KindBlock     = event.KindBlock     // G blocked in Op on Obj
+	KindWake      = event.KindWake      // G made goroutine Arg runnable
+	KindSwitch    = event.KindSwitch    // the scheduler switched from G to goroutine Arg: choice Choice of N
+	KindClock     = event.KindClock     // the virtual clock advanced to Time
+	KindTimerSet  = event.KindTimerSet  // G armed timer Arg to fire after Dur
+	KindTimerFire = event.KindTimerFire // timer Arg fired
+	KindFault     = event.KindFault     // fault point Text drawn at G: fired if Arg is 1
+	KindSelect    = event.KindSelect    // G's select chose case Arg among N ready cases
+	KindLog       = event.KindLog       // G logged Text (a user annotation)
+	KindObject    = event.KindObject    // object Obj is Text (for example "Mutex#3")
+	KindPanic     = event.KindPanic     // G panicked with Text
 )
 
 // Field is a field an event kind carries besides the step, the goroutine and
 // the virtual time, which every event has.
-type Field uint8
+type Field = event.Field
 
+// The fields of events.
 const (
-	FieldOp Field = iota + 1
-	FieldObj
-	FieldArg
-	FieldChoice
-	FieldN
-	FieldDur
-	FieldText
+	FieldOp     = event.FieldOp
+	FieldObj    = event.FieldObj
+	FieldArg    = event.FieldArg
+	FieldChoice = event.FieldChoice
+	FieldN      = event.FieldN
+	FieldDur    = event.FieldDur
+	FieldText   = event.FieldText
 )
 
 // Spec describes one kind of event.
-type Spec struct {
-	Name   string
-	Fields []Field
-	// ArgName names the Arg field in the text form.
-	ArgName string
-	// Decision marks the kinds that record a choice the strategy or the
-	// program drew from the entropy.
-	Decision bool
-}
-
-var specs = [numKinds]Spec{
-	KindInvalid:   {Name: "invalid"},
-	KindSpawn:     {Name: "spawn", Fields: []Field{FieldArg}, ArgName: "child"},
-	KindExit:      {Name: "exit"},
-	KindOp:        {Name: "op", Fields: []Field{FieldOp, FieldObj}},
-	KindBlock:     {Name: "block", Fields: []Field{FieldOp, FieldObj}},
-	KindWake:      {Name: "wake", Fields: []Field{FieldArg}, ArgName: "g"},
-	KindSwitch:    {Name: "switch", Fields: []Field{FieldArg, FieldChoice, FieldN}, ArgName: "to", Decision: true},
-	KindClock:     {Name: "clock"},
-	KindTimerSet:  {Name: "timer-set", Fields: []Field{FieldArg, FieldDur}, ArgName: "timer"},
-	KindTimerFire: {Name: "timer-fire", Fields: []Field{FieldArg}, ArgName: "timer"},
-	KindFault:     {Name: "fault", Fields: []Field{FieldText, FieldArg}, ArgName: "fired", Decision: true},
-	KindSelect:    {Name: "select", Fields: []Field{FieldArg, FieldN}, ArgName: "case", Decision: true},
-	KindLog:       {Name: "log", Fields: []Field{FieldText}},
-	KindObject:    {Name: "object", Fields: []Field{FieldObj, FieldText}},
-	KindPanic:     {Name: "panic", Fields: []Field{FieldText}},
-}
-
-// SpecOf returns the spec of k; an unknown kind has the name "kind(N)".
-func SpecOf(k Kind) Spec {
-	if k < numKinds {
-		return specs[k]
-	}
-	return Spec{Name: fmt.Sprintf("kind(%d)", k)}
-}
-
-func (k Kind) String() string { return SpecOf(k).Name }
+type Spec = event.Spec
 
 // Event is one thing that happened in a run.
-type Event struct {
-	Kind   Kind
-	Step   int64  // the run's scheduling step when it happened
-	G      int32  // the goroutine (run-local id; 0: the scheduler itself)
-	Time   int64  // virtual time, nanoseconds since the run's start
-	Op     uint8  // the operation (see OpName)
-	Obj    int32  // the object it touched (run-local id; 0: none)
-	Arg    int64  // a goroutine, a timer, a case: see the kind's doc
-	Choice int64  // the choice drawn
-	N      int64  // out of how many
-	Dur    int64  // a duration in nanoseconds
-	Text   string // a name or a message
-	// Loc is where the goroutine was in the source; set in detailed traces
-	// only.
-	Loc Location
-}
+type Event = event.Event
 
 // Location is a place in the source.
-type Location struct {
-	Func string
-	File string
-	Line int
-}
+type Location = event.Location
 
-// Equal reports whether e and f describe the same event, ignoring source
-// locations (which move when code above them changes).
-func (e *Event) Equal(f *Event) bool {
-	a, b := *e, *f
-	a.Loc, b.Loc = Location{}, Location{}
-	return a == b
-}
+// Buffer collects a run's events in memory, in their raw encoding, as the
+// engine records them; Write compresses them into a file.
+type Buffer = event.Buffer
+
+// FrameEvents is how many events a frame holds. Frames are compressed
+// independently, so a reader decodes one frame to reach any event.
+const FrameEvents = event.FrameEvents
+
+// SpecOf returns the spec of k; an unknown kind has the name "kind(N)".
+func SpecOf(k Kind) Spec { return event.SpecOf(k) }
 
 // ObjectName is how traces print object obj whose KindObject event says
 // base: "Mutex#3".
-func ObjectName(base string, obj int32) string {
-	return base + "#" + strconv.Itoa(int(obj))
-}
+func ObjectName(base string, obj int32) string { return event.ObjectName(base, obj) }
 
-// OpNames names the operations of KindOp and KindBlock events; the engine
-// defines its operations in this order.
-var OpNames = []string{
-	"none", "start", "Go", "exit", "Yield", "Lock", "Unlock", "TryLock", "RLock",
-	"RUnlock", "TryRLock", "Add", "Wait", "Wait", "Signal", "Broadcast", "Do",
-	"atomic", "fault", "Sleep", "Send", "Recv", "Close", "Select", "Len", "timer", "Done",
-}
+// OpName names the operation op of a KindOp or KindBlock event.
+func OpName(op uint8) string { return event.OpName(op) }
 
-// OpName names op.
-func OpName(op uint8) string {
-	if int(op) < len(OpNames) {
-		return OpNames[op]
-	}
-	return fmt.Sprintf("op(%d)", op)
-}
+// OpNames names the operations of KindOp and KindBlock events, by number.
+var OpNames = event.OpNames

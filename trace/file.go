@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dstgo/dst/internal/event"
 )
 
 // The file layout (version 2):
@@ -53,7 +55,7 @@ const (
 var (
 	ErrBadMagic  = errors.New("not a trace (bad magic number)")
 	ErrVersion   = errors.New("unsupported trace version")
-	ErrCorrupt   = errors.New("corrupt trace")
+	ErrCorrupt   = event.ErrCorrupt
 	ErrTruncated = errors.New("truncated trace")
 )
 
@@ -107,7 +109,7 @@ type Writer struct {
 	w      io.Writer
 	off    int64
 	c      *compressor
-	cur    *frame
+	cur    *event.Frame
 	events int64
 	index  []frameInfo
 	err    error
@@ -151,11 +153,11 @@ func (w *Writer) write(b []byte) {
 // Add writes e, compressing a frame whenever one is full.
 func (w *Writer) Add(e *Event) error {
 	if w.cur == nil {
-		w.cur = &frame{first: w.events, firstStep: e.Step, firstTime: e.Time, prevStep: e.Step, prevTime: e.Time}
+		w.cur = event.NewFrame(w.events, e.Step, e.Time, 0)
 	}
-	w.cur.commit(w.cur.add(e))
+	w.cur.Commit(w.cur.Add(e))
 	w.events++
-	if w.cur.n == FrameEvents {
+	if w.cur.N == FrameEvents {
 		w.flush()
 	}
 	return w.err
@@ -167,32 +169,43 @@ func (w *Writer) AddBuffer(b *Buffer) error {
 		return w.err
 	}
 	w.flush()
-	for _, f := range b.frames {
-		f.first = w.events
-		w.cur = f
-		w.events += int64(f.n)
-		w.flush()
+	for _, f := range b.Frames() {
+		w.addFrame(f)
 	}
 	return w.err
+}
+
+// Stream makes b write every event to w as a frame of its own as soon as
+// it is added (see Buffer.StreamTo): a run that kills its process leaves
+// its trace up to the crash. Close w after the run if the process survives
+// it.
+func (w *Writer) Stream(b *Buffer) { b.StreamTo(w.addFrame) }
+
+// addFrame writes f as the trace's next frame.
+func (w *Writer) addFrame(f *event.Frame) {
+	f.First = w.events
+	w.cur = f
+	w.events += int64(f.N)
+	w.flush()
 }
 
 func (w *Writer) flush() {
 	f := w.cur
 	w.cur = nil
-	if f == nil || f.n == 0 {
+	if f == nil || f.N == 0 {
 		return
 	}
 	c := w.c
-	c.raw = f.appendPayload(c.raw[:0])
+	c.raw = f.AppendPayload(c.raw[:0])
 	c.comp = c.enc.EncodeAll(c.raw, c.comp[:0])
 	b := append(c.out[:0], 'F')
-	b = binary.AppendUvarint(b, uint64(f.first))
-	b = binary.AppendUvarint(b, uint64(f.n))
-	b = binary.AppendUvarint(b, uint64(f.firstStep))
-	b = binary.AppendVarint(b, f.firstTime)
+	b = binary.AppendUvarint(b, uint64(f.First))
+	b = binary.AppendUvarint(b, uint64(f.N))
+	b = binary.AppendUvarint(b, uint64(f.FirstStep))
+	b = binary.AppendVarint(b, f.FirstTime)
 	b = binary.AppendUvarint(b, uint64(len(c.raw)))
 	b = binary.AppendUvarint(b, uint64(len(c.comp)))
-	w.index = append(w.index, frameInfo{off: w.off, first: f.first, n: int64(f.n), firstStep: f.firstStep})
+	w.index = append(w.index, frameInfo{off: w.off, first: f.First, n: int64(f.N), firstStep: f.FirstStep})
 	b = append(b, c.comp...)
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	c.out = b

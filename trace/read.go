@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/dstgo/dst/internal/event"
 )
 
 // maxFrameBytes bounds a frame's sizes, so a corrupt length cannot make the
@@ -118,61 +120,6 @@ func (r *Reader) section(off, n int64) ([]byte, error) {
 	return b, nil
 }
 
-// cursor decodes varints from a byte slice, remembering its file offset.
-type cursor struct {
-	b   []byte
-	off int64 // file offset of b[0]
-	pos int
-	err error
-}
-
-func (c *cursor) fail(what string, sentinel error) {
-	if c.err == nil {
-		c.err = fmt.Errorf("trace: offset %d: %s: %w", c.off+int64(c.pos), what, sentinel)
-	}
-}
-
-func (c *cursor) uvarint(what string) uint64 {
-	if c.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(c.b[c.pos:])
-	if n <= 0 {
-		c.fail("bad or missing "+what, ErrCorrupt)
-		return 0
-	}
-	c.pos += n
-	return v
-}
-
-func (c *cursor) varint(what string) int64 {
-	if c.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(c.b[c.pos:])
-	if n <= 0 {
-		c.fail("bad or missing "+what, ErrCorrupt)
-		return 0
-	}
-	c.pos += n
-	return v
-}
-
-func (c *cursor) bytes(n uint64, what string) []byte {
-	if c.err != nil {
-		return nil
-	}
-	if n > uint64(len(c.b)-c.pos) {
-		c.fail(fmt.Sprintf("%s of %d bytes runs past the end (%d left)", what, n, len(c.b)-c.pos), ErrCorrupt)
-		return nil
-	}
-	b := c.b[c.pos : c.pos+int(n)]
-	c.pos += int(n)
-	return b
-}
-
-func (c *cursor) str(what string) string { return string(c.bytes(c.uvarint(what+" length"), what)) }
-
 func (r *Reader) open() error {
 	head, err := r.section(0, min(r.size, 64<<10))
 	if err != nil {
@@ -184,21 +131,21 @@ func (r *Reader) open() error {
 		}
 		return fmt.Errorf("trace: offset 0: %w", ErrBadMagic)
 	}
-	c := &cursor{b: head, pos: len(magic)}
-	v := c.uvarint("version")
-	if c.err == nil && (v < 1 || v > Version) {
+	c := &event.Cursor{B: head, Pos: len(magic)}
+	v := c.Uvarint("version")
+	if c.Err == nil && (v < 1 || v > Version) {
 		return fmt.Errorf("trace: offset %d: version %d, this reader supports versions 1 to %d: %w", len(magic), v, Version, ErrVersion)
 	}
 	r.version = v
-	hlen := c.uvarint("header length")
-	if c.err != nil {
-		if int64(len(head)) == r.size && c.pos+binary.MaxVarintLen64 > len(head) {
+	hlen := c.Uvarint("header length")
+	if c.Err != nil {
+		if int64(len(head)) == r.size && c.Pos+binary.MaxVarintLen64 > len(head) {
 			// The file ends inside the varints after the magic number.
 			return fmt.Errorf("trace: offset %d: the file ends before the header: %w", len(head), ErrTruncated)
 		}
-		return c.err
+		return c.Err
 	}
-	hstart := int64(c.pos)
+	hstart := int64(c.Pos)
 	sum := int64(0)
 	if r.sums() {
 		sum = 4
@@ -218,7 +165,7 @@ func (r *Reader) open() error {
 		}
 		hb = hb[:hlen]
 	}
-	if err := decodeHeader(&cursor{b: hb, off: hstart}, &r.Header); err != nil {
+	if err := decodeHeader(&event.Cursor{B: hb, Off: hstart}, &r.Header); err != nil {
 		return err
 	}
 	body := hstart + int64(hlen) + sum
@@ -259,9 +206,9 @@ func (r *Reader) readIndex(body int64) error {
 		}
 		ib = ib[:len(ib)-4]
 	}
-	c := &cursor{b: ib, off: ioff}
-	c.pos = 1
-	n := c.uvarint("index length")
+	c := &event.Cursor{B: ib, Off: ioff}
+	c.Pos = 1
+	n := c.Uvarint("index length")
 	if n > uint64(len(ib)) {
 		return fmt.Errorf("trace: offset %d: index of %d frames in %d bytes: %w", ioff, n, len(ib), ErrCorrupt)
 	}
@@ -269,19 +216,19 @@ func (r *Reader) readIndex(body int64) error {
 	frames := make([]frameInfo, 0, n)
 	for i := uint64(0); i < n; i++ {
 		fi := frameInfo{
-			off:       prev.off + int64(c.uvarint("frame offset")),
-			first:     prev.first + int64(c.uvarint("frame first event")),
-			firstStep: prev.firstStep + int64(c.uvarint("frame first step")),
+			off:       prev.off + int64(c.Uvarint("frame offset")),
+			first:     prev.first + int64(c.Uvarint("frame first event")),
+			firstStep: prev.firstStep + int64(c.Uvarint("frame first step")),
 		}
 		frames = append(frames, fi)
 		prev = fi
 	}
 	total := int64(-1)
 	if r.sums() {
-		total = int64(c.uvarint("event count"))
+		total = int64(c.Uvarint("event count"))
 	}
-	if c.err != nil {
-		return c.err
+	if c.Err != nil {
+		return c.Err
 	}
 	// The footer sits between the last frame and the index: read each
 	// frame's header to know its size and event count, and where it ends.
@@ -331,25 +278,25 @@ func (r *Reader) frameHeader(off int64) (frameHead, error) {
 	if len(hb) == 0 || hb[0] != 'F' {
 		return frameHead{}, fmt.Errorf("trace: offset %d: frame marker missing: %w", off, ErrCorrupt)
 	}
-	c := &cursor{b: hb, off: off, pos: 1}
+	c := &event.Cursor{B: hb, Off: off, Pos: 1}
 	h := frameHead{
-		first:     int64(c.uvarint("frame first event")),
-		n:         int64(c.uvarint("frame event count")),
-		firstStep: int64(c.uvarint("frame first step")),
-		firstTime: c.varint("frame first time"),
-		raw:       c.uvarint("frame raw length"),
-		comp:      c.uvarint("frame compressed length"),
+		first:     int64(c.Uvarint("frame first event")),
+		n:         int64(c.Uvarint("frame event count")),
+		firstStep: int64(c.Uvarint("frame first step")),
+		firstTime: c.Varint("frame first time"),
+		raw:       c.Uvarint("frame raw length"),
+		comp:      c.Uvarint("frame compressed length"),
 	}
-	if c.err != nil {
+	if c.Err != nil {
 		if off+int64(len(hb)) >= r.size {
 			return h, fmt.Errorf("trace: offset %d: frame header cut short: %w", off, ErrTruncated)
 		}
-		return h, c.err
+		return h, c.Err
 	}
 	if h.raw > maxFrameBytes || h.comp > maxFrameBytes || h.n > FrameEvents || h.n <= 0 {
 		return h, fmt.Errorf("trace: offset %d: frame of %d events, %d bytes (%d compressed) exceeds the limits: %w", off, h.n, h.raw, h.comp, ErrCorrupt)
 	}
-	h.data = off + int64(c.pos)
+	h.data = off + int64(c.Pos)
 	h.end = h.data + int64(h.comp) + 4
 	if h.end > r.size {
 		return h, fmt.Errorf("trace: offset %d: frame of %d bytes runs past the end of the file: %w", off, h.end-off, ErrTruncated)
@@ -365,21 +312,21 @@ func (r *Reader) readFooter(off, limit int64) error {
 	if len(fb) == 0 || fb[0] != 'O' {
 		return fmt.Errorf("trace: offset %d: footer marker missing: %w", off, ErrCorrupt)
 	}
-	c := &cursor{b: fb, off: off, pos: 1}
-	ob := c.bytes(c.uvarint("footer length"), "footer")
-	if c.err != nil {
-		return c.err
+	c := &event.Cursor{B: fb, Off: off, Pos: 1}
+	ob := c.Bytes(c.Uvarint("footer length"), "footer")
+	if c.Err != nil {
+		return c.Err
 	}
 	if r.sums() {
-		if c.pos+4 > len(fb) {
+		if c.Pos+4 > len(fb) {
 			return fmt.Errorf("trace: offset %d: the outcome's checksum is missing: %w", off, ErrCorrupt)
 		}
-		if err := checkSum(fb[:c.pos+4], off, "the outcome"); err != nil {
+		if err := checkSum(fb[:c.Pos+4], off, "the outcome"); err != nil {
 			return err
 		}
 	}
 	o := &Outcome{}
-	if err := decodeOutcome(&cursor{b: ob, off: off + int64(c.pos) - int64(len(ob))}, o); err != nil {
+	if err := decodeOutcome(&event.Cursor{B: ob, Off: off + int64(c.Pos) - int64(len(ob))}, o); err != nil {
 		return err
 	}
 	r.Outcome = o
@@ -450,7 +397,7 @@ func (r *Reader) frame(i int) ([]Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace: offset %d: frame %d: decompressing: %v: %w", fi.off, i, err, ErrCorrupt)
 	}
-	evs, err := decodeFrame(&cursor{b: raw, off: h.data}, h)
+	evs, err := event.DecodeFrame(&event.Cursor{B: raw, Off: h.data}, h.first, h.n, h.firstStep, h.firstTime)
 	if err != nil {
 		return nil, fmt.Errorf("trace: frame %d at offset %d (decompressed): %w", i, fi.off, err)
 	}
@@ -508,106 +455,22 @@ func (r *Reader) All(yield func(int64, Event, error) bool) {
 	}
 }
 
-func decodeFrame(c *cursor, h frameHead) ([]Event, error) {
-	nstr := c.uvarint("string count")
-	if nstr > uint64(len(c.b)) {
-		c.fail(fmt.Sprintf("string count %d exceeds the frame", nstr), ErrCorrupt)
-	}
-	strs := make([]string, 0, min(nstr, uint64(len(c.b))))
-	for i := uint64(0); i < nstr && c.err == nil; i++ {
-		strs = append(strs, c.str("string"))
-	}
-	str := func(what string) string {
-		i := c.uvarint(what)
-		if c.err == nil && i >= uint64(len(strs)) {
-			c.fail(fmt.Sprintf("%s refers to string %d of %d", what, i, len(strs)), ErrCorrupt)
-			return ""
-		}
-		if c.err != nil {
-			return ""
-		}
-		return strs[i]
-	}
-	evs := make([]Event, 0, h.n)
-	step, t, g := h.firstStep, h.firstTime, int32(0)
-	for k := int64(0); k < h.n && c.err == nil; k++ {
-		if c.pos >= len(c.b) {
-			return nil, fmt.Errorf("event %d: %d events expected, the frame ends after %d: %w", h.first+k, h.n, k, ErrCorrupt)
-		}
-		hb := c.b[c.pos]
-		c.pos++
-		e := Event{Kind: Kind(hb & kindMask)}
-		if e.Kind == KindInvalid || e.Kind >= numKinds {
-			return nil, fmt.Errorf("event %d at offset %d: unknown kind %d: %w", h.first+k, c.off+int64(c.pos-1), e.Kind, ErrCorrupt)
-		}
-		if hb&flagStep == 0 {
-			step += int64(c.uvarint("step"))
-		}
-		if hb&flagTime == 0 {
-			t += int64(c.uvarint("time"))
-		}
-		if hb&flagSameG == 0 {
-			g = int32(c.uvarint("goroutine"))
-		}
-		e.Step, e.Time, e.G = step, t, g
-		for _, fd := range SpecOf(e.Kind).Fields {
-			switch fd {
-			case FieldOp:
-				if c.pos >= len(c.b) {
-					c.fail("operation", ErrCorrupt)
-					break
-				}
-				e.Op = c.b[c.pos]
-				c.pos++
-			case FieldObj:
-				e.Obj = int32(c.uvarint("object"))
-			case FieldArg:
-				e.Arg = c.varint("argument")
-			case FieldChoice:
-				e.Choice = c.varint("choice")
-			case FieldN:
-				e.N = c.varint("count")
-			case FieldDur:
-				e.Dur = c.varint("duration")
-			case FieldText:
-				e.Text = str("text")
-			}
-		}
-		if hb&flagLoc != 0 {
-			e.Loc.Func = str("function")
-			e.Loc.File = str("file")
-			e.Loc.Line = int(c.uvarint("line"))
-		}
-		if c.err != nil {
-			return nil, fmt.Errorf("event %d: %w", h.first+k, c.err)
-		}
-		evs = append(evs, e)
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	if c.pos != len(c.b) {
-		return nil, fmt.Errorf("offset %d: %d bytes after the last event: %w", c.off+int64(c.pos), len(c.b)-c.pos, ErrCorrupt)
-	}
-	return evs, nil
-}
-
-func decodePairs(c *cursor, what string) [][2]string {
-	n := c.uvarint(what + " field count")
-	if n > uint64(len(c.b)) {
-		c.fail(fmt.Sprintf("%s of %d fields in %d bytes", what, n, len(c.b)), ErrCorrupt)
+func decodePairs(c *event.Cursor, what string) [][2]string {
+	n := c.Uvarint(what + " field count")
+	if n > uint64(len(c.B)) {
+		c.Fail(fmt.Sprintf("%s of %d fields in %d bytes", what, n, len(c.B)), ErrCorrupt)
 		return nil
 	}
 	var p [][2]string
-	for i := uint64(0); i < n && c.err == nil; i++ {
-		k := c.str(what + " key")
-		v := c.str(what + " value")
+	for i := uint64(0); i < n && c.Err == nil; i++ {
+		k := c.Str(what + " key")
+		v := c.Str(what + " value")
 		p = append(p, [2]string{k, v})
 	}
 	return p
 }
 
-func decodeHeader(c *cursor, h *Header) error {
+func decodeHeader(c *event.Cursor, h *Header) error {
 	for _, kv := range decodePairs(c, "header") {
 		v := kv[1]
 		switch kv[0] {
@@ -639,14 +502,14 @@ func decodeHeader(c *cursor, h *Header) error {
 			h.Options = append(h.Options, v)
 		}
 	}
-	h.Recording = c.bytes(c.uvarint("recording length"), "recording")
-	if c.err == nil && c.pos != len(c.b) {
-		c.fail("bytes after the header", ErrCorrupt)
+	h.Recording = c.Bytes(c.Uvarint("recording length"), "recording")
+	if c.Err == nil && c.Pos != len(c.B) {
+		c.Fail("bytes after the header", ErrCorrupt)
 	}
-	return c.err
+	return c.Err
 }
 
-func decodeOutcome(c *cursor, o *Outcome) error {
+func decodeOutcome(c *event.Cursor, o *Outcome) error {
 	for _, kv := range decodePairs(c, "outcome") {
 		v := kv[1]
 		switch kv[0] {
@@ -664,5 +527,5 @@ func decodeOutcome(c *cursor, o *Outcome) error {
 			o.Goroutines, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
-	return c.err
+	return c.Err
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/dstgo/dst/trace"
 )
 
-// TestStreamTo: a streaming Buffer puts every event on the writer as it is
+// TestStream: a streaming Buffer puts every event on the writer as it is
 // added. Cut off at any event (a process that dies), the bytes read as a
 // trace cut short holding every event so far; closed, they read as the
 // same trace as one written from a buffer in memory.
-func TestStreamTo(t *testing.T) {
+func TestStream(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	h, o := genHeader(r), genOutcome(r)
 	evs := genEvents(r, 300)
@@ -24,7 +24,7 @@ func TestStreamTo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b trace.Buffer
-	b.StreamTo(w)
+	w.Stream(&b)
 	for i := range evs {
 		b.Add(&evs[i])
 		if i%37 != 0 && i != len(evs)-1 {

@@ -294,7 +294,7 @@ func fakeWorker(args []string) int {
 			}
 			w, _ := trace.NewWriter(f, &trace.Header{Package: "example.com/fake", Test: name, Detail: true})
 			var b trace.Buffer
-			b.StreamTo(w)
+			w.Stream(&b)
 			b.AddArgs(trace.KindSpawn, 0, 0, 0, 1, 0)
 			b.AddOp(trace.KindOp, 1, 1, 0, 5, 1, &trace.Location{Func: "fake.F", File: "/fake/f.go", Line: 7})
 		} else {

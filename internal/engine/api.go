@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/internal/event"
 )
 
 // Go starts f as a new managed goroutine of g's run. The spawn is a
@@ -56,7 +56,7 @@ func (g *G) Fault(name string) bool {
 	g.Point(OpFault, nil)
 	fired := r.src.At(entropy.KeyOf(name) ^ faultSalt).Bool(p)
 	if r.tr != nil {
-		e := r.event(trace.KindFault, g)
+		e := r.event(event.KindFault, g)
 		e.Text = name
 		if fired {
 			e.Arg = 1
@@ -90,7 +90,7 @@ func (g *G) Log(s string) {
 	r := g.run
 	r.logs = append(r.logs, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
 	if r.tr != nil {
-		e := r.event(trace.KindLog, g)
+		e := r.event(event.KindLog, g)
 		e.Text = s
 		r.record(e)
 	}
@@ -102,7 +102,7 @@ func (g *G) Log(s string) {
 func (g *G) TraceSelect(chosen, n int) {
 	r := g.run
 	if r.tr != nil {
-		r.tr.AddArgs(trace.KindSelect, int64(r.steps), int32(g.ID), int64(r.now), int64(chosen), int64(n))
+		r.tr.AddArgs(event.KindSelect, int64(r.steps), int32(g.ID), int64(r.now), int64(chosen), int64(n))
 	}
 }
 

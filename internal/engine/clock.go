@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/internal/event"
 )
 
 // Virtual time. A run's clock starts at Config.Start and moves only when no
@@ -104,7 +104,7 @@ func (t *Timer) Arm(d time.Duration) bool {
 	t.when, t.seq = r.now+d, r.timerSeq
 	r.pushTimer(t)
 	if r.tr != nil {
-		r.tr.AddArgs(trace.KindTimerSet, int64(r.steps), gid(r.waker()), int64(r.now), t.id, int64(d))
+		r.tr.AddArgs(event.KindTimerSet, int64(r.steps), gid(r.waker()), int64(r.now), t.id, int64(d))
 	}
 	return was
 }
@@ -261,7 +261,7 @@ func (r *Run) fireDue() {
 			due = due[:len(due)-1]
 			now := r.cfg.Start.Add(t.when)
 			if r.tr != nil {
-				r.tr.AddArgs(trace.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id, 0)
+				r.tr.AddArgs(event.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id, 0)
 			}
 			if t.period > 0 {
 				t.when += t.period
@@ -325,7 +325,7 @@ func (r *Run) advance() bool {
 		r.now = next
 	}
 	if r.tr != nil {
-		r.tr.AddArgs(trace.KindClock, int64(r.steps), 0, int64(r.now), 0, 0)
+		r.tr.AddArgs(event.KindClock, int64(r.steps), 0, int64(r.now), 0, 0)
 	}
 	r.fireDue()
 	return true

@@ -7,7 +7,7 @@ import (
 
 	"github.com/petermattis/goid"
 
-	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/internal/event"
 )
 
 // Obj is the header every shim embeds: which run the object belongs to and
@@ -67,7 +67,7 @@ func (o *Obj) Bind(g *G, k ObjKind) bool {
 		o.site = bindSite()
 	}
 	if r.tr != nil {
-		e := r.event(trace.KindObject, g)
+		e := r.event(event.KindObject, g)
 		e.Obj, e.Text = o.id, o.base()
 		r.record(e)
 	}

@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/dstgo/dst/trace"
+import "github.com/dstgo/dst/internal/event"
 
 // Op names what a managed goroutine does at a scheduling point, or what it is
 // blocked in.
@@ -38,7 +38,7 @@ const (
 )
 
 // String names op; the names live in package trace, whose events carry ops.
-func (op Op) String() string { return trace.OpName(uint8(op)) }
+func (op Op) String() string { return event.OpName(uint8(op)) }
 
 // ObjKind names the type of a synchronisation object, for reports.
 type ObjKind uint8

@@ -11,7 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/internal/event"
 	"github.com/petermattis/goid"
 )
 
@@ -35,7 +35,7 @@ type Config struct {
 	Start            time.Time          // the virtual clock's start; zero means DefaultStart
 	ClockFaults      ClockFaults
 	// Trace, when not nil, receives every event of the run.
-	Trace *trace.Buffer
+	Trace *event.Buffer
 	// Transcribe records every decision of the strategy as the choice a
 	// random walk would draw to make it (Outcome.Transcript), so that any
 	// run can be replayed, and shrunk, as a random walk.
@@ -166,7 +166,7 @@ type Run struct {
 	goneOnce   sync.Once
 
 	// Tracing.
-	tr      *trace.Buffer
+	tr      *event.Buffer
 	choice  int64 // the last pick: index among the runnable goroutines
 	ntimers int64
 	firing  bool // timers are firing: events belong to the scheduler
@@ -326,7 +326,7 @@ func (r *Run) newG(parent *G) *G {
 	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
 	if r.tr != nil {
-		r.tr.AddArgs(trace.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID), 0)
+		r.tr.AddArgs(event.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID), 0)
 	}
 	return g
 }
@@ -444,7 +444,7 @@ func (g *G) Point(op Op, o *Obj) {
 		}
 	}
 	if r.tr != nil {
-		r.recordOp(trace.KindOp, g, op, o)
+		r.recordOp(event.KindOp, g, op, o)
 	}
 	if r.steps == r.cfg.BreakStep {
 		Breakpoint(r.steps, g.ID)
@@ -490,7 +490,7 @@ func (g *G) block(op Op, o *Obj) {
 	g.state = gBlocked
 	g.op, g.obj = op, o
 	if r.tr != nil {
-		r.recordOp(trace.KindBlock, g, op, o)
+		r.recordOp(event.KindBlock, g, op, o)
 	}
 	if r.cfg.Cover != nil {
 		g.site = siteOf(op, o)
@@ -521,7 +521,7 @@ func (r *Run) wake(g *G) {
 	g.state = gRunnable
 	r.idleAdvances = 0
 	if r.tr != nil {
-		r.tr.AddArgs(trace.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID), 0)
+		r.tr.AddArgs(event.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID), 0)
 	}
 	i := len(r.runnable)
 	r.runnable = append(r.runnable, g)
@@ -553,20 +553,20 @@ func (r *Run) removeRunnable(g *G) {
 // itself, as when a timer fires) at the current step and time.
 //
 //go:norace
-func (r *Run) event(k trace.Kind, g *G) trace.Event {
-	return trace.Event{Kind: k, Step: int64(r.steps), Time: int64(r.now), G: gid(g)}
+func (r *Run) event(k event.Kind, g *G) event.Event {
+	return event.Event{Kind: k, Step: int64(r.steps), Time: int64(r.now), G: gid(g)}
 }
 
 //go:norace
-func (r *Run) record(e trace.Event) { r.tr.Add(&e) }
+func (r *Run) record(e event.Event) { r.tr.Add(&e) }
 
 //go:norace
-func (r *Run) recordOp(k trace.Kind, g *G, op Op, o *Obj) {
+func (r *Run) recordOp(k event.Kind, g *G, op Op, o *Obj) {
 	var obj int32
 	if o != nil {
 		obj = o.id
 	}
-	r.tr.AddOp(k, int64(r.steps), int32(g.ID), int64(r.now), uint8(op), obj, (*trace.Location)(g.at))
+	r.tr.AddOp(k, int64(r.steps), int32(g.ID), int64(r.now), uint8(op), obj, (*event.Location)(g.at))
 }
 
 //go:norace
@@ -744,11 +744,11 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 //go:noinline
 func (r *Run) recordExit(g *G, p any) {
 	if p != nil {
-		e := r.event(trace.KindPanic, g)
+		e := r.event(event.KindPanic, g)
 		e.Text = fmt.Sprint(p)
 		r.record(e)
 	}
-	r.tr.AddArgs(trace.KindExit, int64(r.steps), gid(g), int64(r.now), 0, 0)
+	r.tr.AddArgs(event.KindExit, int64(r.steps), gid(g), int64(r.now), 0, 0)
 }
 
 // exitFailed ends the run for g, which exits with panic p (and its stack),

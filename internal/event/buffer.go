@@ -1,4 +1,4 @@
-package trace
+package event
 
 import (
 	"encoding/binary"
@@ -19,13 +19,13 @@ const (
 	flagLoc   = 1 << 7 // a source location follows
 )
 
-// frame is one frame's events in their raw encoding, with the strings they
+// Frame is one frame's events in their raw encoding, with the strings they
 // refer to.
-type frame struct {
-	first     int64 // index of the frame's first event in the trace
-	firstStep int64
-	firstTime int64
-	n         int
+type Frame struct {
+	First     int64 // index of the frame's first event in the trace
+	FirstStep int64
+	FirstTime int64
+	N         int // events in the frame
 	strs      []string
 	index     []int32 // open addressing over strs: string index + 1
 	buf       []byte
@@ -36,13 +36,21 @@ type frame struct {
 
 // Buffer collects a run's events in their raw encoding. The engine appends
 // to it from whichever managed goroutine is running, so every method is
-// norace and uses slices only; compression happens later, in Write, in one
-// goroutine.
+// norace and uses slices only; compression happens later, in package
+// trace's Writer, in one goroutine.
 type Buffer struct {
-	frames []*frame
-	cur    *frame
+	frames []*Frame
+	cur    *Frame
 	events int64
-	stream *Writer // see StreamTo
+	stream func(*Frame) // see StreamTo
+}
+
+// Frames returns the frames collected in b, in order.
+func (b *Buffer) Frames() []*Frame {
+	if b == nil {
+		return nil
+	}
+	return b.frames
 }
 
 // Len is the number of events in b.
@@ -60,7 +68,7 @@ func (b *Buffer) Len() int64 {
 //go:norace
 func (b *Buffer) Add(e *Event) {
 	f := b.frameFor(e.Step, e.Time)
-	f.commit(f.add(e))
+	f.Commit(f.Add(e))
 	b.events++
 	if b.stream != nil {
 		b.streamOut()
@@ -106,7 +114,7 @@ var numFields, argsKind = func() (n [kindMask + 1]uint8, args [kindMask + 1]bool
 //go:norace
 func (b *Buffer) AddArgs(k Kind, step int64, g int32, t int64, x, y int64) {
 	if k >= numKinds || !argsKind[k] {
-		panic(fmt.Sprintf("trace: AddArgs of a %s event, whose fields are not all numbers", k))
+		panic(fmt.Sprintf("event: AddArgs of a %s event, whose fields are not all numbers", k))
 	}
 	if b.put(k, step, g, t, int(numFields[k]), zigzag(x), zigzag(y), 0) {
 		return
@@ -157,7 +165,7 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	n := len(f.buf)
 	ds := uint64(step - f.prevStep)
 	dt := uint64(t - f.prevTime)
-	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.n == FrameEvents || cap(f.buf)-n < 8 {
+	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.N == FrameEvents || cap(f.buf)-n < 8 {
 		return false
 	}
 	w := (*[8]byte)(f.buf[n : n+8])
@@ -177,7 +185,7 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	w[(i+2)&7] = byte(z)
 	f.buf = f.buf[:n+i+nf]
 	f.prevStep, f.prevTime, f.prevG = step, t, g
-	f.n++
+	f.N++
 	b.events++
 	return true
 }
@@ -189,18 +197,24 @@ func nonzero(v uint64) int { return int((v | -v) >> 63) }
 func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 //go:norace
-func (b *Buffer) frameFor(step, t int64) *frame {
-	if b.cur == nil || b.cur.n == FrameEvents {
+func (b *Buffer) frameFor(step, t int64) *Frame {
+	if b.cur == nil || b.cur.N == FrameEvents {
 		// Most events take 2 to 4 bytes: one allocation usually holds a
 		// whole frame, instead of a dozen as the slice doubles.
 		size := 4 * FrameEvents
 		if b.cur != nil {
 			size = len(b.cur.buf) + len(b.cur.buf)/8
 		}
-		b.cur = &frame{first: b.events, firstStep: step, firstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
+		b.cur = NewFrame(b.events, step, t, size)
 		b.frames = append(b.frames, b.cur)
 	}
 	return b.cur
+}
+
+// NewFrame returns an empty frame whose first event is the trace's event
+// first, at step and virtual time t, with room for size bytes of events.
+func NewFrame(first, step, t int64, size int) *Frame {
+	return &Frame{First: first, FirstStep: step, FirstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
 }
 
 // maxEventBytes bounds one event's encoding: the header byte, three
@@ -215,7 +229,7 @@ const maxEventBytes = 1 + 11*binary.MaxVarintLen64
 // pays for every byte while the collector marks, stays out of the path.
 //
 //go:norace
-func (f *frame) room() []byte {
+func (f *Frame) room() []byte {
 	if cap(f.buf)-len(f.buf) < maxEventBytes {
 		grown := make([]byte, len(f.buf), 2*cap(f.buf)+maxEventBytes)
 		copy(grown, f.buf)
@@ -224,12 +238,12 @@ func (f *frame) room() []byte {
 	return f.buf[len(f.buf):cap(f.buf)]
 }
 
-// commit counts an event of n bytes written into room's space.
+// Commit counts an event of n bytes written into room's space.
 //
 //go:norace
-func (f *frame) commit(n int) {
+func (f *Frame) Commit(n int) {
 	f.buf = f.buf[:len(f.buf)+n]
-	f.n++
+	f.N++
 }
 
 // head writes an event's header byte into w, then the step, time and
@@ -237,7 +251,7 @@ func (f *frame) commit(n int) {
 // bytes it wrote.
 //
 //go:norace
-func (f *frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
+func (f *Frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
 	h := byte(k) & kindMask
 	if step == f.prevStep {
 		h |= flagStep
@@ -267,16 +281,16 @@ func (f *frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
 }
 
 //go:norace
-func (f *frame) loc(w []byte, l *Location) int {
+func (f *Frame) loc(w []byte, l *Location) int {
 	i := binary.PutUvarint(w, uint64(f.intern(l.Func)))
 	i += binary.PutUvarint(w[i:], uint64(f.intern(l.File)))
 	return i + binary.PutUvarint(w[i:], uint64(l.Line))
 }
 
-// add writes e into f.room's space and returns its length.
+// Add writes e into f.room's space and returns its length.
 //
 //go:norace
-func (f *frame) add(e *Event) int {
+func (f *Frame) Add(e *Event) int {
 	w := f.room()
 	i := f.head(w, e.Kind, e.Step, e.Time, e.G, e.Loc.File != "")
 	for _, fd := range SpecOf(e.Kind).Fields {
@@ -307,7 +321,7 @@ func (f *frame) add(e *Event) int {
 // intern returns s's index in the frame's string table, adding it.
 //
 //go:norace
-func (f *frame) intern(s string) int {
+func (f *Frame) intern(s string) int {
 	if len(f.index) < 2*(len(f.strs)+1) {
 		size := 64
 		for size < 4*(len(f.strs)+1) {
@@ -330,7 +344,7 @@ func (f *frame) intern(s string) int {
 }
 
 //go:norace
-func (f *frame) rehash(size int) {
+func (f *Frame) rehash(size int) {
 	f.index = make([]int32, size)
 	mask := uint64(size - 1)
 	for i, s := range f.strs {
@@ -352,9 +366,9 @@ func hash(s string) uint64 {
 	return h
 }
 
-// appendPayload appends the frame's uncompressed encoding to p: its string
+// AppendPayload appends the frame's uncompressed encoding to p: its string
 // table, then its events.
-func (f *frame) appendPayload(p []byte) []byte {
+func (f *Frame) AppendPayload(p []byte) []byte {
 	p = binary.AppendUvarint(p, uint64(len(f.strs)))
 	for _, s := range f.strs {
 		p = binary.AppendUvarint(p, uint64(len(s)))

@@ -1,6 +1,6 @@
 //go:build !race
 
-package trace
+package event
 
 import "unsafe"
 

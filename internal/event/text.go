@@ -1,0 +1,58 @@
+package event
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Format returns the text form of e, one line:
+//
+//	step g  time  kind fields...  at file:line (function)
+//
+// labels names objects by id (from KindObject events); objects without a
+// label print as "obj#N".
+func (e *Event) Format(labels map[int32]string) string {
+	var b strings.Builder
+	spec := SpecOf(e.Kind)
+	fmt.Fprintf(&b, "%d g%d %s %s", e.Step, e.G, formatTime(e.Time), spec.Name)
+	for _, f := range spec.Fields {
+		switch f {
+		case FieldOp:
+			b.WriteString(" " + OpName(e.Op))
+		case FieldObj:
+			if e.Obj == 0 && e.Kind != KindObject {
+				continue // the operation touched no object (Go, Yield)
+			}
+			if l, ok := labels[e.Obj]; ok && e.Kind != KindObject {
+				b.WriteString(" " + l)
+			} else {
+				fmt.Fprintf(&b, " obj#%d", e.Obj)
+			}
+		case FieldArg:
+			fmt.Fprintf(&b, " %s=%d", spec.ArgName, e.Arg)
+		case FieldChoice:
+			fmt.Fprintf(&b, " choice=%d", e.Choice)
+		case FieldN:
+			fmt.Fprintf(&b, " of=%d", e.N)
+		case FieldDur:
+			fmt.Fprintf(&b, " after=%v", time.Duration(e.Dur))
+		case FieldText:
+			fmt.Fprintf(&b, " %q", e.Text)
+		}
+	}
+	if e.Loc.File != "" {
+		fmt.Fprintf(&b, " at %s:%d (%s)", filepath.Base(e.Loc.File), e.Loc.Line, shortFunc(e.Loc.Func))
+	}
+	return b.String()
+}
+
+func formatTime(ns int64) string { return "+" + time.Duration(ns).String() }
+
+func shortFunc(f string) string {
+	if i := strings.LastIndexByte(f, '/'); i >= 0 {
+		return f[i+1:]
+	}
+	return f
+}
