@@ -8,6 +8,7 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // conformance is one Go channel rule. A case with want == "" must pass in
@@ -15,13 +16,13 @@ import (
 // kind want and a report containing every one of wants.
 type conformance struct {
 	name  string
-	want  sched.FailureKind
+	want  schedtest.FailureKind
 	wants []string
-	body  func(t *sched.T)
+	body  func(t *schedtest.T)
 }
 
 var conformanceCases = []conformance{
-	{name: "unbuffered/send waits for receiver", body: func(t *sched.T) {
+	{name: "unbuffered/send waits for receiver", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var sent atomic.Bool
 		var wg sched.WaitGroup
@@ -43,7 +44,7 @@ var conformanceCases = []conformance{
 			t.Error("sender did not finish after its value was received")
 		}
 	}},
-	{name: "unbuffered/recv waits for sender", body: func(t *sched.T) {
+	{name: "unbuffered/recv waits for sender", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var got atomic.Bool
 		var wg sched.WaitGroup
@@ -62,7 +63,7 @@ var conformanceCases = []conformance{
 		c.Send(3)
 		wg.Wait()
 	}},
-	{name: "unbuffered/ping pong", body: func(t *sched.T) {
+	{name: "unbuffered/ping pong", body: func(t *schedtest.T) {
 		ping, pong := chans.Make[int](0), chans.Make[int](0)
 		sched.Go(func() {
 			for v := range ping.All() {
@@ -81,7 +82,7 @@ var conformanceCases = []conformance{
 			t.Errorf("after close: RecvOK = %d, %v; want 0, false", v, ok)
 		}
 	}},
-	{name: "buffered/send does not wait while there is room", body: func(t *sched.T) {
+	{name: "buffered/send does not wait while there is room", body: func(t *schedtest.T) {
 		c := chans.Make[int](2)
 		var wg sched.WaitGroup
 		wg.Go(func() { c.Send(1); c.Send(2) })
@@ -93,7 +94,7 @@ var conformanceCases = []conformance{
 			t.Errorf("got %d, %d; want 1, 2", a, b)
 		}
 	}},
-	{name: "buffered/send blocks when full", body: func(t *sched.T) {
+	{name: "buffered/send blocks when full", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		var sent atomic.Int32
 		var wg sched.WaitGroup
@@ -117,7 +118,7 @@ var conformanceCases = []conformance{
 		}
 		wg.Wait()
 	}},
-	{name: "buffered/FIFO", body: func(t *sched.T) {
+	{name: "buffered/FIFO", body: func(t *schedtest.T) {
 		c := chans.Make[int](3)
 		sched.Go(func() {
 			for i := range 10 {
@@ -130,7 +131,7 @@ var conformanceCases = []conformance{
 			}
 		}
 	}},
-	{name: "buffered/FIFO with two senders keeps each sender's order", body: func(t *sched.T) {
+	{name: "buffered/FIFO with two senders keeps each sender's order", body: func(t *schedtest.T) {
 		c := chans.Make[int](2)
 		for s := range 2 {
 			sched.Go(func() {
@@ -149,7 +150,7 @@ var conformanceCases = []conformance{
 			next[s]++
 		}
 	}},
-	{name: "Len and Cap", body: func(t *sched.T) {
+	{name: "Len and Cap", body: func(t *schedtest.T) {
 		u := chans.Make[string](0)
 		if u.Len() != 0 || u.Cap() != 0 {
 			t.Errorf("unbuffered: Len, Cap = %d, %d; want 0, 0", u.Len(), u.Cap())
@@ -176,7 +177,7 @@ var conformanceCases = []conformance{
 			t.Errorf("nil channel: Cap = %d, want 0", n.Cap())
 		}
 	}},
-	{name: "close/wakes every blocked receiver with zero, false", body: func(t *sched.T) {
+	{name: "close/wakes every blocked receiver with zero, false", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var wg sched.WaitGroup
 		for range 3 {
@@ -192,7 +193,7 @@ var conformanceCases = []conformance{
 		c.Close()
 		wg.Wait()
 	}},
-	{name: "close/wakes blocked Recv with zero value of the type", body: func(t *sched.T) {
+	{name: "close/wakes blocked Recv with zero value of the type", body: func(t *schedtest.T) {
 		c := chans.Make[string](1)
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -204,7 +205,7 @@ var conformanceCases = []conformance{
 		c.Close()
 		wg.Wait()
 	}},
-	{name: "close/buffered values are drained first", body: func(t *sched.T) {
+	{name: "close/buffered values are drained first", body: func(t *schedtest.T) {
 		c := chans.Make[int](3)
 		sched.Go(func() {
 			c.Send(1)
@@ -231,7 +232,7 @@ var conformanceCases = []conformance{
 			}
 		}
 	}},
-	{name: "close/full buffer then close", body: func(t *sched.T) {
+	{name: "close/full buffer then close", body: func(t *schedtest.T) {
 		c := chans.Make[int](2)
 		c.Send(10)
 		c.Send(20)
@@ -245,14 +246,14 @@ var conformanceCases = []conformance{
 			t.Errorf("drained: RecvOK = %d, %v; want 0, false", v, ok)
 		}
 	}},
-	{name: "RecvOK/true for a sent zero value", body: func(t *sched.T) {
+	{name: "RecvOK/true for a sent zero value", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		sched.Go(func() { c.Send(0) })
 		if v, ok := c.RecvOK(); v != 0 || !ok {
 			t.Errorf("RecvOK = %d, %v; want 0, true", v, ok)
 		}
 	}},
-	{name: "All/ranges until close", body: func(t *sched.T) {
+	{name: "All/ranges until close", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		sched.Go(func() {
 			for i := 1; i <= 5; i++ {
@@ -268,7 +269,7 @@ var conformanceCases = []conformance{
 			t.Errorf("range got %v, want [1 2 3 4 5]", got)
 		}
 	}},
-	{name: "All/break leaves the rest in the channel", body: func(t *sched.T) {
+	{name: "All/break leaves the rest in the channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](4)
 		for i := range 4 {
 			c.Send(i)
@@ -285,7 +286,7 @@ var conformanceCases = []conformance{
 			t.Errorf("next value %d, want 2", v)
 		}
 	}},
-	{name: "All/several consumers share the values", body: func(t *sched.T) {
+	{name: "All/several consumers share the values", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var mu sched.Mutex
 		sum, n := 0, 0
@@ -309,31 +310,31 @@ var conformanceCases = []conformance{
 			t.Errorf("consumers got %d values summing to %d; want 10 summing to 55", n, sum)
 		}
 	}},
-	{name: "nil/send in body blocks forever", want: sched.Deadlock, wants: []string{"nil chan.Send"}, body: func(t *sched.T) {
+	{name: "nil/send in body blocks forever", want: schedtest.Deadlock, wants: []string{"nil chan.Send"}, body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		c.Send(1)
 		t.Error("Send on a nil channel returned")
 	}},
-	{name: "nil/recv in body blocks forever", want: sched.Deadlock, wants: []string{"nil chan.Recv"}, body: func(t *sched.T) {
+	{name: "nil/recv in body blocks forever", want: schedtest.Deadlock, wants: []string{"nil chan.Recv"}, body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		c.Recv()
 		t.Error("Recv on a nil channel returned")
 	}},
-	{name: "nil/RecvOK in goroutine leaks", want: sched.Leak, wants: []string{"nil chan.Recv"}, body: func(t *sched.T) {
+	{name: "nil/RecvOK in goroutine leaks", want: schedtest.Leak, wants: []string{"nil chan.Recv"}, body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		sched.Go(func() {
 			c.RecvOK()
 			t.Error("RecvOK on a nil channel returned")
 		})
 	}},
-	{name: "nil/send in goroutine leaks", want: sched.Leak, wants: []string{"nil chan.Send"}, body: func(t *sched.T) {
+	{name: "nil/send in goroutine leaks", want: schedtest.Leak, wants: []string{"nil chan.Send"}, body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		sched.Go(func() {
 			c.Send(1)
 			t.Error("Send on a nil channel returned")
 		})
 	}},
-	{name: "nil/range over nil blocks forever", want: sched.Leak, wants: []string{"nil chan.Recv"}, body: func(t *sched.T) {
+	{name: "nil/range over nil blocks forever", want: schedtest.Leak, wants: []string{"nil chan.Recv"}, body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		sched.Go(func() {
 			for range c.All() {
@@ -342,16 +343,16 @@ var conformanceCases = []conformance{
 			t.Error("range over a nil channel ended")
 		})
 	}},
-	{name: "unbuffered/send with no receiver leaks", want: sched.Leak, wants: []string{"chan int#1.Send"}, body: func(t *sched.T) {
+	{name: "unbuffered/send with no receiver leaks", want: schedtest.Leak, wants: []string{"chan int#1.Send"}, body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		sched.Go(func() { c.Send(1) })
 	}},
-	{name: "buffered/send on full channel in body deadlocks", want: sched.Deadlock, wants: []string{"chan int#1.Send"}, body: func(t *sched.T) {
+	{name: "buffered/send on full channel in body deadlocks", want: schedtest.Deadlock, wants: []string{"chan int#1.Send"}, body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Send(1)
 		c.Send(2)
 	}},
-	{name: "panic/send on closed channel", body: func(t *sched.T) {
+	{name: "panic/send on closed channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Close()
 		checkPanicLike(t, "Send after Close", func() { c.Send(1) }, func() {
@@ -360,7 +361,7 @@ var conformanceCases = []conformance{
 			n <- 1
 		})
 	}},
-	{name: "panic/send on closed unbuffered channel", body: func(t *sched.T) {
+	{name: "panic/send on closed unbuffered channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		c.Close()
 		checkPanicLike(t, "Send after Close", func() { c.Send(1) }, func() {
@@ -369,7 +370,7 @@ var conformanceCases = []conformance{
 			n <- 1
 		})
 	}},
-	{name: "panic/sender blocked when the channel is closed", body: func(t *sched.T) {
+	{name: "panic/sender blocked when the channel is closed", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var wg sched.WaitGroup
 		for range 2 {
@@ -387,7 +388,7 @@ var conformanceCases = []conformance{
 		c.Close()
 		wg.Wait()
 	}},
-	{name: "panic/sender blocked on a full buffer when closed", body: func(t *sched.T) {
+	{name: "panic/sender blocked on a full buffer when closed", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Send(1)
 		var wg sched.WaitGroup
@@ -409,7 +410,7 @@ var conformanceCases = []conformance{
 			t.Errorf("RecvOK = %d, %v; want 0, false", v, ok)
 		}
 	}},
-	{name: "panic/close of closed channel", body: func(t *sched.T) {
+	{name: "panic/close of closed channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		c.Close()
 		checkPanicLike(t, "Close twice", c.Close, func() {
@@ -418,14 +419,14 @@ var conformanceCases = []conformance{
 			close(n)
 		})
 	}},
-	{name: "panic/close of nil channel", body: func(t *sched.T) {
+	{name: "panic/close of nil channel", body: func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		checkPanicLike(t, "Close of nil", c.Close, func() {
 			var n chan int
 			close(n)
 		})
 	}},
-	{name: "panic/select send case on closed channel", body: func(t *sched.T) {
+	{name: "panic/select send case on closed channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Close()
 		checkPanicLike(t, "Select send after Close", func() { chans.Select(c.CaseSend(1)) }, func() {
@@ -444,7 +445,7 @@ var conformanceCases = []conformance{
 			}
 		})
 	}},
-	{name: "panic/select blocked on send when the channel is closed", body: func(t *sched.T) {
+	{name: "panic/select blocked on send when the channel is closed", body: func(t *schedtest.T) {
 		c, d := chans.Make[int](0), chans.Make[int](0)
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -462,7 +463,7 @@ var conformanceCases = []conformance{
 			t.Error("the panicked select's receive case on d is still waiting")
 		}
 	}},
-	{name: "select/default when nothing is ready", body: func(t *sched.T) {
+	{name: "select/default when nothing is ready", body: func(t *schedtest.T) {
 		u, full := chans.Make[int](0), chans.Make[int](1)
 		full.Send(1)
 		var v int
@@ -476,7 +477,7 @@ var conformanceCases = []conformance{
 			t.Errorf("Len = %d after default, want 1", full.Len())
 		}
 	}},
-	{name: "select/ready case beats default", body: func(t *sched.T) {
+	{name: "select/ready case beats default", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Send(4)
 		var v int
@@ -490,7 +491,7 @@ var conformanceCases = []conformance{
 			t.Error("the select's send did not reach the buffer")
 		}
 	}},
-	{name: "select/default with a blocked partner fires the case", body: func(t *sched.T) {
+	{name: "select/default with a blocked partner fires the case", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		var sent atomic.Bool
 		sched.Go(func() { c.Send(9); sent.Store(true) })
@@ -502,7 +503,7 @@ var conformanceCases = []conformance{
 			t.Errorf("v = %d, want 9", v)
 		}
 	}},
-	{name: "select/send and receive cases", body: func(t *sched.T) {
+	{name: "select/send and receive cases", body: func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -525,7 +526,7 @@ var conformanceCases = []conformance{
 		}
 		wg.Wait()
 	}},
-	{name: "select/CaseRecvOK on closed channel", body: func(t *sched.T) {
+	{name: "select/CaseRecvOK on closed channel", body: func(t *schedtest.T) {
 		c := chans.Make[int](1)
 		c.Send(3)
 		c.Close()
@@ -538,7 +539,7 @@ var conformanceCases = []conformance{
 			t.Errorf("Select = %d, v, ok = %d, %v; want 0, 0, false", i, v, ok)
 		}
 	}},
-	{name: "select/blocked select woken by close", body: func(t *sched.T) {
+	{name: "select/blocked select woken by close", body: func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -557,7 +558,7 @@ var conformanceCases = []conformance{
 			t.Error("a send on b found a receiver after the select returned")
 		}
 	}},
-	{name: "select/blocked select receives the value", body: func(t *sched.T) {
+	{name: "select/blocked select receives the value", body: func(t *schedtest.T) {
 		a, b := chans.Make[string](0), chans.Make[int](0)
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -576,7 +577,7 @@ var conformanceCases = []conformance{
 		a.Send("x")
 		wg.Wait()
 	}},
-	{name: "select/a select that fired elsewhere leaves the other receivers' queue intact", body: func(t *sched.T) {
+	{name: "select/a select that fired elsewhere leaves the other receivers' queue intact", body: func(t *schedtest.T) {
 		// r2's select waits on a among plain receivers of a, and fires on
 		// b: its waiter on a is stale, and must neither take a value nor
 		// take another receiver's place. Run several times over, so that
@@ -603,7 +604,7 @@ var conformanceCases = []conformance{
 			}
 		}
 	}},
-	{name: "select/nil cases never fire", body: func(t *sched.T) {
+	{name: "select/nil cases never fire", body: func(t *schedtest.T) {
 		var n *chans.Chan[int]
 		c := chans.Make[int](1)
 		c.Send(5)
@@ -619,26 +620,26 @@ var conformanceCases = []conformance{
 			t.Errorf("blocking Select = %d, y = %d; want 1, 6", i, y)
 		}
 	}},
-	{name: "select/only nil cases blocks forever", want: sched.Deadlock, wants: []string{"goroutine 1 (test body): blocked in "}, body: func(t *sched.T) {
+	{name: "select/only nil cases blocks forever", want: schedtest.Deadlock, wants: []string{"goroutine 1 (test body): blocked in "}, body: func(t *schedtest.T) {
 		var n *chans.Chan[int]
 		chans.Select(n.CaseRecv(nil), n.CaseSend(1))
 		t.Error("Select over nil channels returned")
 	}},
-	{name: "select/no cases blocks forever", want: sched.Deadlock, wants: []string{"goroutine 1 (test body): blocked in "}, body: func(t *sched.T) {
+	{name: "select/no cases blocks forever", want: schedtest.Deadlock, wants: []string{"goroutine 1 (test body): blocked in "}, body: func(t *schedtest.T) {
 		chans.Select()
 		t.Error("empty Select returned")
 	}},
-	{name: "select/no cases in a goroutine leaks", want: sched.Leak, wants: []string{"goroutine 2: blocked in "}, body: func(t *sched.T) {
+	{name: "select/no cases in a goroutine leaks", want: schedtest.Leak, wants: []string{"goroutine 2: blocked in "}, body: func(t *schedtest.T) {
 		sched.Go(func() {
 			chans.Select()
 			t.Error("empty Select returned")
 		})
 	}},
-	{name: "select/nothing ready ever deadlocks", want: sched.Deadlock, wants: []string{"chan int#1", "chan int#2"}, body: func(t *sched.T) {
+	{name: "select/nothing ready ever deadlocks", want: schedtest.Deadlock, wants: []string{"chan int#1", "chan int#2"}, body: func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		chans.Select(a.CaseRecv(nil), b.CaseSend(1))
 	}},
-	{name: "select/same channel both directions does not pair with itself", body: func(t *sched.T) {
+	{name: "select/same channel both directions does not pair with itself", body: func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		if i := chans.Select(c.CaseSend(1), c.CaseRecv(nil), chans.Default()); i != 2 {
 			t.Errorf("Select = %d, want 2 (default): a select cannot send to itself", i)
@@ -670,14 +671,14 @@ func TestConformance(t *testing.T) {
 func TestConformancePanicsFailTheRun(t *testing.T) {
 	cases := []struct {
 		name, msg string
-		body      func(*sched.T)
+		body      func(*schedtest.T)
 	}{
-		{"send on closed channel", "send on closed channel", func(t *sched.T) {
+		{"send on closed channel", "send on closed channel", func(t *schedtest.T) {
 			c := chans.Make[int](1)
 			c.Close()
 			c.Send(1)
 		}},
-		{"blocked sender, then close", "send on closed channel", func(t *sched.T) {
+		{"blocked sender, then close", "send on closed channel", func(t *schedtest.T) {
 			c := chans.Make[int](0)
 			sched.Go(func() { c.Send(1) })
 			sched.Yield()
@@ -688,16 +689,16 @@ func TestConformancePanicsFailTheRun(t *testing.T) {
 				sched.Yield()
 			}
 		}},
-		{"close of closed channel", "close of closed channel", func(t *sched.T) {
+		{"close of closed channel", "close of closed channel", func(t *schedtest.T) {
 			c := chans.Make[int](0)
 			c.Close()
 			c.Close()
 		}},
-		{"close of nil channel", "close of nil channel", func(t *sched.T) {
+		{"close of nil channel", "close of nil channel", func(t *schedtest.T) {
 			var c *chans.Chan[int]
 			c.Close()
 		}},
-		{"select send on closed channel", "send on closed channel", func(t *sched.T) {
+		{"select send on closed channel", "send on closed channel", func(t *schedtest.T) {
 			c := chans.Make[int](0)
 			c.Close()
 			chans.Select(c.CaseSend(1), chans.Default())
@@ -705,7 +706,7 @@ func TestConformancePanicsFailTheRun(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			everyRunFails(t, 50, sched.Panic, tc.body, "panic in goroutine", tc.msg)
+			everyRunFails(t, 50, schedtest.Panic, tc.body, "panic in goroutine", tc.msg)
 		})
 	}
 }
@@ -715,7 +716,7 @@ func TestConformancePanicsFailTheRun(t *testing.T) {
 // &c.obj of the nil *Chan); Go's len of a nil channel is 0, as the shim's
 // own Cap and its Len outside a run return.
 func TestLenOfNilChannelInRun(t *testing.T) {
-	explorePass(t, 20, func(t *sched.T) {
+	explorePass(t, 20, func(t *schedtest.T) {
 		var c *chans.Chan[int]
 		if n := c.Len(); n != 0 {
 			t.Errorf("Len of nil channel = %d, want 0", n)
@@ -727,7 +728,7 @@ func TestLenOfNilChannelInRun(t *testing.T) {
 // Regression (found in review, fixed): see TestMakeNegativePanicsLikeGo: the value is a string, not a
 // runtime.Error.
 func TestMakeNegativeInRun(t *testing.T) {
-	explorePass(t, 5, func(t *sched.T) {
+	explorePass(t, 5, func(t *schedtest.T) {
 		n := -1
 		checkPanicLike(t, "Make(-1) in a run", func() { chans.Make[int](n) }, func() { _ = make(chan int, n) })
 	})
@@ -739,7 +740,7 @@ func TestMakeNegativeInRun(t *testing.T) {
 // makeslice's message, and a channel of struct{} with a huge capacity
 // allocated a byte per slot.
 func TestMakeHugeInRun(t *testing.T) {
-	explorePass(t, 2, func(t *sched.T) {
+	explorePass(t, 2, func(t *schedtest.T) {
 		n := 1 << 62
 		checkPanicLike(t, "Make[int](1<<62) in a run", func() { chans.Make[int](n) }, func() { _ = make(chan int, n) })
 		if engine.RaceEnabled {

@@ -8,15 +8,16 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
 // runs runs body under n schedules (successive seeds) and fails t on the
 // first failing one.
-func runs(t *testing.T, n int, body func(*sched.T)) {
+func runs(t *testing.T, n int, body func(*schedtest.T)) {
 	t.Helper()
 	for i := range n {
-		res, err := sched.Run(sched.Options{Seed: seed + uint64(i)}, body)
+		res, err := schedtest.Run(schedtest.Options{Seed: seed + uint64(i)}, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func fifoNative() []int {
 	return got
 }
 
-func fifoShim(t *sched.T) []int {
+func fifoShim(t *schedtest.T) []int {
 	c := chans.Make[int](10)
 	var wg sched.WaitGroup
 	wg.Go(func() {
@@ -65,7 +66,7 @@ func fifoShim(t *sched.T) []int {
 
 func TestDifferentialFIFO(t *testing.T) {
 	want := fifoNative()
-	runs(t, 200, func(st *sched.T) {
+	runs(t, 200, func(st *schedtest.T) {
 		if got := fifoShim(st); !slices.Equal(got, want) {
 			st.Errorf("shim drained %v, Go drained %v", got, want)
 		}
@@ -146,7 +147,7 @@ func TestDifferentialPipeline(t *testing.T) {
 		if wantSum != 20*21*41/6+20 || wantCount != 20 {
 			t.Fatalf("native pipeline: %d values summing to %d", wantCount, wantSum)
 		}
-		runs(t, 150, func(st *sched.T) {
+		runs(t, 150, func(st *schedtest.T) {
 			if sum, count := pipelineShim(20, workers); sum != wantSum || count != wantCount {
 				st.Errorf("%d workers: shim got %d values summing to %d; Go got %d summing to %d",
 					workers, count, sum, wantCount, wantSum)
@@ -210,7 +211,7 @@ func closeRangeShim() closeRangeOutcome {
 
 func TestDifferentialCloseRange(t *testing.T) {
 	want := closeRangeNative()
-	runs(t, 200, func(st *sched.T) {
+	runs(t, 200, func(st *schedtest.T) {
 		got := closeRangeShim()
 		if !slices.Equal(got.ranged, want.ranged) || got.lenBefore != want.lenBefore || got.after != want.after ||
 			got.afterOK != want.afterOK || got.capacity != want.capacity || got.secondRecv != want.secondRecv {
@@ -227,7 +228,7 @@ func TestDifferentialSelectUniform(t *testing.T) {
 	const n = 1000
 	var shim [2]int
 	for i := range n {
-		res, err := sched.Run(sched.Options{Seed: seed + uint64(i)}, func(st *sched.T) {
+		res, err := schedtest.Run(schedtest.Options{Seed: seed + uint64(i)}, func(st *schedtest.T) {
 			a, b := chans.Make[int](1), chans.Make[int](1)
 			a.Send(1)
 			b.Send(2)
@@ -286,7 +287,7 @@ func TestDifferentialSelectDuplicateCasesBlocked(t *testing.T) {
 	for _, byClose := range []bool{false, true} {
 		var shim, native [2]int
 		for i := range n {
-			res, err := sched.Run(sched.Options{Seed: seed + uint64(i)}, func(st *sched.T) {
+			res, err := schedtest.Run(schedtest.Options{Seed: seed + uint64(i)}, func(st *schedtest.T) {
 				c, fired := chans.Make[int](0), chans.Make[int](1)
 				sched.Go(func() { fired.Send(chans.Select(c.CaseRecv(nil), c.CaseRecv(nil))) })
 				vtime.Sleep(time.Second) // the select is blocked by now
@@ -349,7 +350,7 @@ func TestDifferentialSendOrder(t *testing.T) {
 	}
 	seen := map[[3]int]int{}
 	for i := range 600 {
-		res, err := sched.Run(sched.Options{Seed: seed + uint64(i)}, func(st *sched.T) {
+		res, err := schedtest.Run(schedtest.Options{Seed: seed + uint64(i)}, func(st *schedtest.T) {
 			c := chans.Make[int](0)
 			for id := range 3 {
 				sched.Go(func() { c.Send(id) })

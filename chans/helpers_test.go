@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/internal/testutil"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // seed is the base seed of every exploration in this package: the tests are
@@ -18,31 +19,22 @@ const schedules = 300
 
 // explorePass explores body for n schedules and fails t if any schedule
 // fails.
-func explorePass(t *testing.T, n int, body func(*sched.T)) {
+func explorePass(t *testing.T, n int, body func(*schedtest.T)) {
 	t.Helper()
-	res, err := sched.Explore(sched.Options{Seed: seed, Iterations: n}, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure != nil {
-		t.Fatalf("schedule %d (seed %#x, %s) failed:\n%s", res.Schedule, res.Seed, res.Strategy, res.Failure.Error())
-	}
-	if res.Schedule != n {
-		t.Fatalf("explored %d schedules, want %d", res.Schedule, n)
-	}
+	testutil.Pass(t, schedtest.Options{Seed: seed, Iterations: n}, body)
 }
 
 // everyRunFails runs body under n schedules (successive seeds, alternating
 // strategies) and asserts that every one of them fails with kind and a
 // report containing each of wants.
-func everyRunFails(t *testing.T, n int, kind sched.FailureKind, body func(*sched.T), wants ...string) {
+func everyRunFails(t *testing.T, n int, kind schedtest.FailureKind, body func(*schedtest.T), wants ...string) {
 	t.Helper()
 	for i := range n {
 		strategy := "pct"
 		if i%2 == 1 {
 			strategy = "random"
 		}
-		res, err := sched.Run(sched.Options{Seed: seed + uint64(i), Strategy: strategy}, body)
+		res, err := schedtest.Run(schedtest.Options{Seed: seed + uint64(i), Strategy: strategy}, body)
 		if err != nil {
 			t.Fatal(err)
 		}

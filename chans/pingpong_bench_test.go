@@ -5,6 +5,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // roundTripsPerRun bounds one run of BenchmarkPingPong/sched, so that its
@@ -18,7 +19,7 @@ func BenchmarkPingPong(b *testing.B) {
 	b.Run("sched/unbuffered", func(b *testing.B) {
 		for left := b.N; left > 0; left -= roundTripsPerRun {
 			n := min(left, roundTripsPerRun)
-			res, err := sched.Run(sched.Options{Seed: uint64(left), MaxSteps: 8 * roundTripsPerRun}, func(t *sched.T) {
+			res, err := schedtest.Run(schedtest.Options{Seed: uint64(left), MaxSteps: 8 * roundTripsPerRun}, func(t *schedtest.T) {
 				ping, pong := chans.Make[int](0), chans.Make[int](0)
 				sched.Go(func() {
 					for v := range ping.All() {

@@ -6,6 +6,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // These tests matter under -race: the scheduler's handoffs create no
@@ -13,7 +14,7 @@ import (
 // plain memory accesses below. A missing edge is a race report, which fails
 // the test. Without -race they check only the values.
 
-func raceExplore(t *testing.T, body func(*sched.T)) {
+func raceExplore(t *testing.T, body func(*schedtest.T)) {
 	t.Helper()
 	n := 200
 	if !engine.RaceEnabled {
@@ -25,7 +26,7 @@ func raceExplore(t *testing.T, body func(*sched.T)) {
 // A send happens before the matching receive completes.
 func TestRaceSendBeforeRecv(t *testing.T) {
 	for _, capacity := range []int{0, 1, 3} {
-		raceExplore(t, func(t *sched.T) {
+		raceExplore(t, func(t *schedtest.T) {
 			c := chans.Make[*[4]int](capacity)
 			sched.Go(func() {
 				for i := range 5 {
@@ -46,7 +47,7 @@ func TestRaceSendBeforeRecv(t *testing.T) {
 
 // A receive from an unbuffered channel happens before the send completes.
 func TestRaceUnbufferedRecvBeforeSendCompletes(t *testing.T) {
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		data := 0
 		sched.Go(func() {
@@ -63,7 +64,7 @@ func TestRaceUnbufferedRecvBeforeSendCompletes(t *testing.T) {
 // The k-th receive from a channel of capacity C happens before the k+C-th
 // send completes: a buffered channel of capacity 1 is a mutex.
 func TestRaceBufferedChannelAsMutex(t *testing.T) {
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		sem := chans.Make[struct{}](1)
 		counter := 0
 		var wg sched.WaitGroup
@@ -83,7 +84,7 @@ func TestRaceBufferedChannelAsMutex(t *testing.T) {
 
 // A close happens before a receive that returns because of it.
 func TestRaceCloseBeforeRecv(t *testing.T) {
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		done := chans.Make[struct{}](0)
 		data := 0
 		sched.Go(func() {
@@ -112,7 +113,7 @@ func TestRaceCloseBeforeRecv(t *testing.T) {
 // or not, and a select woken by close.
 func TestRaceThroughSelect(t *testing.T) {
 	for _, capacity := range []int{0, 1} {
-		raceExplore(t, func(t *sched.T) {
+		raceExplore(t, func(t *schedtest.T) {
 			a, b := chans.Make[*int](capacity), chans.Make[*int](capacity)
 			sched.Go(func() {
 				x := new(int)
@@ -141,7 +142,7 @@ func TestRaceThroughSelect(t *testing.T) {
 	}
 	// Send case of a select, received by a plain Recv; and the receiver's
 	// write before an unbuffered Recv seen after the select's send.
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		c, quit := chans.Make[*int](0), chans.Make[struct{}](0)
 		data := 0
 		sched.Go(func() {
@@ -159,7 +160,7 @@ func TestRaceThroughSelect(t *testing.T) {
 		}
 	})
 	// A select woken by close.
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		a, done := chans.Make[int](0), chans.Make[struct{}](0)
 		data := 0
 		sched.Go(func() {
@@ -177,7 +178,7 @@ func TestRaceThroughSelect(t *testing.T) {
 
 // A pipeline passing ownership of a slice through several stages.
 func TestRacePipelineOwnership(t *testing.T) {
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		in, mid, out := chans.Make[[]int](0), chans.Make[[]int](1), chans.Make[[]int](0)
 		sched.Go(func() {
 			for i := range 3 {
@@ -213,7 +214,7 @@ func TestRacePipelineOwnership(t *testing.T) {
 // the zero value and ok are stored into the select's variables by the
 // closing goroutine, and the select's goroutine then reads them.
 func TestRaceSelectWokenByCloseStoresResult(t *testing.T) {
-	raceExplore(t, func(t *sched.T) {
+	raceExplore(t, func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[string](0)
 		sched.Go(func() {
 			sched.Yield()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // lineOf returns "report_test.go:N" for the line of this file that holds
@@ -35,9 +36,9 @@ func lineOf(t *testing.T, marker string) string {
 }
 
 // failOnce runs body with a fixed seed and returns its failure.
-func failOnce(t *testing.T, kind sched.FailureKind, body func(*sched.T)) *sched.Failure {
+func failOnce(t *testing.T, kind schedtest.FailureKind, body func(*schedtest.T)) *schedtest.Failure {
 	t.Helper()
-	res, err := sched.Run(sched.Options{Seed: seed}, body)
+	res, err := schedtest.Run(schedtest.Options{Seed: seed}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func failOnce(t *testing.T, kind sched.FailureKind, body func(*sched.T)) *sched.
 	return res.Failure
 }
 
-func wantInReport(t *testing.T, f *sched.Failure, wants ...string) {
+func wantInReport(t *testing.T, f *schedtest.Failure, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(f.Error(), w) {
@@ -62,7 +63,7 @@ func wantInReport(t *testing.T, f *sched.Failure, wants ...string) {
 // Goroutines blocked on channels appear in a leak report with the channel's
 // element type, the operation, and the line where they blocked.
 func TestReportLeakedGoroutines(t *testing.T) {
-	f := failOnce(t, sched.Leak, func(t *sched.T) {
+	f := failOnce(t, schedtest.Leak, func(t *schedtest.T) {
 		strs := chans.Make[string](1)
 		type point struct{ x, y int }
 		pts := chans.Make[point](0)
@@ -108,7 +109,7 @@ func TestReportLeakedGoroutines(t *testing.T) {
 // reported at the caller's line. Go's own traceback, and the report for
 // every other operation, name the caller's line.
 func TestReportRecvLocation(t *testing.T) {
-	f := failOnce(t, sched.Leak, func(t *sched.T) {
+	f := failOnce(t, schedtest.Leak, func(t *schedtest.T) {
 		ints := chans.Make[int](0)
 		var nilc *chans.Chan[int]
 		sched.Go(func() {
@@ -122,7 +123,7 @@ func TestReportRecvLocation(t *testing.T) {
 		"chan int#1.Recv\n      at "+lineOf(t, "report:recv"),
 		"nil chan.Recv\n      at "+lineOf(t, "report:nilrecv"))
 
-	f = failOnce(t, sched.Deadlock, func(t *sched.T) {
+	f = failOnce(t, schedtest.Deadlock, func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		c.Recv() // report:body-recv
 	})
@@ -135,7 +136,7 @@ func TestReportRecvLocation(t *testing.T) {
 // at the for statement, as Go's traceback of a goroutine blocked in
 // `for v := range ch` would.
 func TestReportRangeLocation(t *testing.T) {
-	f := failOnce(t, sched.Leak, func(t *sched.T) {
+	f := failOnce(t, schedtest.Leak, func(t *schedtest.T) {
 		ints := chans.Make[int](0)
 		sched.Go(func() {
 			for range ints.All() { // report:range
@@ -144,7 +145,7 @@ func TestReportRangeLocation(t *testing.T) {
 	})
 	wantInReport(t, f, "chan int#1.Recv\n      at "+lineOf(t, "report:range"))
 
-	f = failOnce(t, sched.Deadlock, func(t *sched.T) {
+	f = failOnce(t, schedtest.Deadlock, func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		for range c.All() { // report:body-range
 		}
@@ -154,7 +155,7 @@ func TestReportRangeLocation(t *testing.T) {
 
 // wantSelect asserts that the report has a goroutine blocked in a select
 // that names every channel of chans, at the given line.
-func wantSelect(t *testing.T, f *sched.Failure, chans []string, at string) {
+func wantSelect(t *testing.T, f *schedtest.Failure, chans []string, at string) {
 	t.Helper()
 	re := regexp.MustCompile(`blocked in ([^\n]*)\n      at ` + regexp.QuoteMeta(at) + ` `)
 	m := re.FindStringSubmatch(f.Error())
@@ -177,31 +178,31 @@ func wantSelect(t *testing.T, f *sched.Failure, chans []string, at string) {
 func TestReportDeadlockedBody(t *testing.T) {
 	cases := []struct {
 		name, marker, want string
-		body               func(*sched.T)
+		body               func(*schedtest.T)
 	}{
-		{"RecvOK", "report:body-recvok", "chan int#1.Recv", func(t *sched.T) {
+		{"RecvOK", "report:body-recvok", "chan int#1.Recv", func(t *schedtest.T) {
 			c := chans.Make[int](0)
 			c.RecvOK() // report:body-recvok
 		}},
-		{"Send", "report:body-send", "chan []uint8#1.Send", func(t *sched.T) {
+		{"Send", "report:body-send", "chan []uint8#1.Send", func(t *schedtest.T) {
 			c := chans.Make[[]byte](0)
 			c.Send(nil) // report:body-send
 		}},
-		{"nil Send", "report:body-nilsend", "nil chan.Send", func(t *sched.T) {
+		{"nil Send", "report:body-nilsend", "nil chan.Send", func(t *schedtest.T) {
 			var c *chans.Chan[int]
 			c.Send(0) // report:body-nilsend
 		}},
-		{"Select", "report:body-select", "", func(t *sched.T) {
+		{"Select", "report:body-select", "", func(t *schedtest.T) {
 			a, b := chans.Make[int](0), chans.Make[bool](0)
 			chans.Select(a.CaseRecv(nil), b.CaseSend(true)) // report:body-select
 		}},
-		{"empty Select", "report:body-empty", "", func(t *sched.T) {
+		{"empty Select", "report:body-empty", "", func(t *schedtest.T) {
 			chans.Select() // report:body-empty
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := failOnce(t, sched.Deadlock, tc.body)
+			f := failOnce(t, schedtest.Deadlock, tc.body)
 			wantInReport(t, f, "all goroutines are asleep")
 			if tc.want == "" { // a select
 				var names []string
@@ -218,7 +219,7 @@ func TestReportDeadlockedBody(t *testing.T) {
 
 // A deadlock between two goroutines on two channels names both.
 func TestReportTwoWayDeadlock(t *testing.T) {
-	f := failOnce(t, sched.Deadlock, func(t *sched.T) {
+	f := failOnce(t, schedtest.Deadlock, func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		done := chans.Make[struct{}](0)
 		sched.Go(func() {
@@ -260,7 +261,7 @@ func TestMisuseNativeChannelInRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			native := chans.Make[int](1) // outside the run
 			native.Send(3)
-			f := failOnce(t, sched.Misuse, func(t *sched.T) {
+			f := failOnce(t, schedtest.Misuse, func(t *schedtest.T) {
 				sched.Go(func() { tc.op(native) })
 			})
 			wantInReport(t, f, "misuse: chans: "+tc.want)
@@ -283,9 +284,9 @@ func TestMisuseNativeChannelInRun(t *testing.T) {
 func TestMisuseChannelOfAnotherRun(t *testing.T) {
 	var shared *chans.Chan[int]
 	inA, releaseA := make(chan struct{}), make(chan struct{})
-	doneA := make(chan *sched.Result)
+	doneA := make(chan *schedtest.Result)
 	go func() {
-		res, _ := sched.Run(sched.Options{Seed: seed}, func(t *sched.T) {
+		res, _ := schedtest.Run(schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 			shared = chans.Make[int](1)
 			close(inA)
 			<-releaseA
@@ -293,7 +294,7 @@ func TestMisuseChannelOfAnotherRun(t *testing.T) {
 		doneA <- res
 	}()
 	<-inA
-	res, err := sched.Run(sched.Options{Seed: seed}, func(t *sched.T) { shared.Send(1) })
+	res, err := schedtest.Run(schedtest.Options{Seed: seed}, func(t *schedtest.T) { shared.Send(1) })
 	close(releaseA)
 	resA := <-doneA
 	if err != nil {
@@ -302,7 +303,7 @@ func TestMisuseChannelOfAnotherRun(t *testing.T) {
 	if resA.Failure != nil {
 		t.Errorf("run A failed: %s", resA.Failure.Error())
 	}
-	if res.Failure == nil || res.Failure.Kind != sched.Misuse {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Misuse {
 		t.Errorf("a run sending on another run's channel: %v; want a misuse failure", res.Failure)
 	}
 }
@@ -310,7 +311,7 @@ func TestMisuseChannelOfAnotherRun(t *testing.T) {
 // Outside any run, a channel of a run that has ended panics.
 func TestChannelOfEndedRunOutside(t *testing.T) {
 	var leftover *chans.Chan[int]
-	res, err := sched.Run(sched.Options{Seed: seed}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 		leftover = chans.Make[int](1)
 	})
 	if err != nil || res.Failure != nil {
@@ -337,7 +338,7 @@ func TestChannelOfEndedRunOutside(t *testing.T) {
 // without one it would block forever.
 func TestSelectOnChannelOfEndedRunOutside(t *testing.T) {
 	var leftover *chans.Chan[int]
-	res, err := sched.Run(sched.Options{Seed: seed}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 		leftover = chans.Make[int](1)
 		leftover.Send(5) // a value is ready
 	})
@@ -367,7 +368,7 @@ func TestMisuseRunChannelFromPlainGoroutine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got any
-			res, err := sched.Run(sched.Options{Seed: seed}, func(t *sched.T) {
+			res, err := schedtest.Run(schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 				c := chans.Make[int](1)
 				c.Send(1)
 				done := make(chan struct{})
@@ -381,7 +382,7 @@ func TestMisuseRunChannelFromPlainGoroutine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Failure == nil || res.Failure.Kind != sched.Misuse {
+			if res.Failure == nil || res.Failure.Kind != schedtest.Misuse {
 				t.Errorf("failure %v, want misuse (the plain goroutine's panic: %v)", res.Failure, got)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // selectOneOfTwo parks (in some schedules) one receiver in a select over
@@ -13,8 +14,8 @@ import (
 // send completes with the select; the other sender stays blocked until
 // someone else receives its value, which the body does when receiveOther.
 // fired counts, across runs, which case fired.
-func selectOneOfTwo(receiveOther bool, fired *[2]int) func(*sched.T) {
-	return func(t *sched.T) {
+func selectOneOfTwo(receiveOther bool, fired *[2]int) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		var doneA, doneB atomic.Bool
 		sched.Go(func() {
@@ -69,7 +70,7 @@ func TestSelectOneOfTwoSenders(t *testing.T) {
 func TestSelectOneOfTwoSendersLeaksOther(t *testing.T) {
 	var fired [2]int
 	// Every schedule leaks the sender whose case did not fire, blocked in Send.
-	everyRunFails(t, 300, sched.Leak, selectOneOfTwo(false, &fired),
+	everyRunFails(t, 300, schedtest.Leak, selectOneOfTwo(false, &fired),
 		"leak: the test body returned but 1 goroutine(s) are blocked forever", ".Send\n      at select_test.go:")
 	if fired[0] == 0 || fired[1] == 0 {
 		t.Errorf("case a fired %d times and case b %d: want both", fired[0], fired[1])
@@ -80,7 +81,7 @@ func TestSelectOneOfTwoSendersLeaksOther(t *testing.T) {
 // on each: each sender pairs with exactly one select, so both selects return
 // and every value is received exactly once.
 func TestTwoSelectsTwoSenders(t *testing.T) {
-	explorePass(t, 400, func(t *sched.T) {
+	explorePass(t, 400, func(t *schedtest.T) {
 		a, b := chans.Make[int](0), chans.Make[int](0)
 		got := chans.Make[int](2)
 		for range 2 {
@@ -102,7 +103,7 @@ func TestTwoSelectsTwoSenders(t *testing.T) {
 // A select parked on a send case and a receive case of unbuffered channels:
 // once one partner completes it, the other partner must not.
 func TestSelectSendAndRecvOnlyOneFires(t *testing.T) {
-	explorePass(t, 400, func(t *sched.T) {
+	explorePass(t, 400, func(t *schedtest.T) {
 		in, out := chans.Make[int](0), chans.Make[int](0)
 		var recvd, sent atomic.Bool
 		sched.Go(func() {
@@ -145,7 +146,7 @@ func TestSelectReadyAllocatesNothing(t *testing.T) {
 		t.Skip("measures allocations")
 	}
 	var allocs float64
-	_, err := sched.Run(sched.Options{Seed: 1}, func(st *sched.T) {
+	_, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
 		ch, other := chans.Make[int](1), chans.Make[string](0)
 		var v int
 		var s string

@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // benchBody is a small body: three goroutines each take a shared mutex
 // eight times, about fifty scheduling points in all.
-func benchBody(t *sched.T) {
+func benchBody(t *schedtest.T) {
 	var mu sched.Mutex
 	var wg sched.WaitGroup
 	n := 0
@@ -33,7 +34,7 @@ func benchBody(t *sched.T) {
 func explore(b *testing.B, strategy string, n int) float64 {
 	b.Helper()
 	start := time.Now()
-	res, err := sched.Explore(sched.Options{Strategy: strategy, Iterations: n, Seed: 1}, benchBody)
+	res, err := schedtest.Explore(schedtest.Options{Strategy: strategy, Iterations: n, Seed: 1}, benchBody)
 	elapsed := time.Since(start)
 	if err != nil {
 		b.Fatal(err)
@@ -59,7 +60,7 @@ func BenchmarkHunt(b *testing.B) {
 
 // The body has the size the benchmark says.
 func TestBenchBody(t *testing.T) {
-	res, err := sched.Run(sched.Options{Strategy: "random", Seed: 1}, benchBody)
+	res, err := schedtest.Run(schedtest.Options{Strategy: "random", Seed: 1}, benchBody)
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -256,7 +257,7 @@ func TestRecoverCrash(t *testing.T) {
 // their names to a log under a mutex, four times each. Each prefix of the
 // log is a reach mark, so the corpus keeps growing for a while; a log
 // starting "cbaca" is a bug, found in some hundreds of runs.
-func huntBody(t *sched.T) {
+func huntBody(t *schedtest.T) {
 	var mu sched.Mutex
 	var wg sched.WaitGroup
 	var log []byte
@@ -294,8 +295,8 @@ func TestHelperHunt(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("child"+child, func(t *testing.T) {
-		opts := sched.Options{Strategy: "hunt", Seed: 1 + seed, Iterations: 1 << 30, Time: time.Minute}
-		sched.TestWith(t, opts, huntBody)
+		opts := schedtest.Options{Strategy: "hunt", Seed: 1 + seed, Iterations: 1 << 30, Time: time.Minute}
+		schedtest.TestWith(t, opts, huntBody)
 	})
 }
 
@@ -571,7 +572,7 @@ func checkTrace(t *testing.T, path string) {
 	if err != nil || len(evs) == 0 {
 		t.Errorf("%s: %d events: %v", path, len(evs), err)
 	}
-	res, err := sched.Replay(path, huntBody)
+	res, err := schedtest.Replay(path, huntBody)
 	if err != nil {
 		t.Errorf("replaying %s: %v", path, err)
 	} else if res.Failure == nil {
@@ -616,5 +617,5 @@ func TestSavedFailuresIgnoreTemporaryFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tdir, ".tmp-123456.trace"), []byte("dst"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sched.TestWith(t, sched.Options{Iterations: 5, Seed: 1}, func(*sched.T) {})
+	schedtest.TestWith(t, schedtest.Options{Iterations: 5, Seed: 1}, func(*schedtest.T) {})
 }

@@ -2,7 +2,7 @@
 // loop over schedules, and the shrinker that makes a failing schedule small
 // enough to read.
 //
-// Most users reach it through the scheduler: sched.Options.Strategy "hunt"
+// Most users reach it through the scheduler: schedtest.Options.Strategy "hunt"
 // (or -dst.strategy=hunt) explores a test with a Loop, every failure is
 // shrunk with Shrink, and dstreplay hunt runs loops in several worker
 // processes over many tests. The package is public for tools that drive

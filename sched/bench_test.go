@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // decisionsPerRun bounds one run of BenchmarkSwitch, so that its entropy
@@ -20,11 +21,11 @@ const decisionsPerRun = 1 << 14
 func BenchmarkSwitch(b *testing.B) {
 	for _, g := range []int{2, 16} {
 		b.Run(fmt.Sprintf("sched/g=%d", g), func(b *testing.B) {
-			opts := sched.Options{Strategy: "random", MaxSteps: 4 * decisionsPerRun}
+			opts := schedtest.Options{Strategy: "random", MaxSteps: 4 * decisionsPerRun}
 			for left := b.N; left > 0; left -= decisionsPerRun {
 				n := min(left, decisionsPerRun)
 				opts.Seed = uint64(left)
-				res, err := sched.Run(opts, func(t *sched.T) { yieldLoop(g, n) })
+				res, err := schedtest.Run(opts, func(t *schedtest.T) { yieldLoop(g, n) })
 				if err != nil || res.Failure != nil {
 					b.Fatal(err, res.Failure)
 				}
@@ -88,10 +89,10 @@ func batonLoop(g, n int) {
 func BenchmarkExec(b *testing.B) {
 	b.Run("sched", func(b *testing.B) {
 		b.ReportAllocs()
-		opts := sched.Options{Strategy: "random"}
+		opts := schedtest.Options{Strategy: "random"}
 		for i := range b.N {
 			opts.Seed = uint64(i + 1)
-			res, err := sched.Run(opts, func(t *sched.T) { schedBody(t) })
+			res, err := schedtest.Run(opts, func(t *schedtest.T) { schedBody(t) })
 			if err != nil || res.Failure != nil {
 				b.Fatal(err, res.Failure)
 			}
@@ -105,7 +106,7 @@ func BenchmarkExec(b *testing.B) {
 	})
 }
 
-func schedBody(t *sched.T) {
+func schedBody(t *schedtest.T) {
 	var mu sched.Mutex
 	var wg sched.WaitGroup
 	total := 0

@@ -51,3 +51,14 @@ func StopFaults() {
 		g.StopFaults()
 	}
 }
+
+// Reach marks a point of interest, such as "the retry path ran" or "the
+// cache was refilled", for a hunt (Options.Strategy "hunt"): a schedule that
+// reaches a mark, or reaches it more often, than any before counts as new
+// coverage and is kept to be mutated further. Outside a hunt, and outside
+// a run, it does nothing. It is not a scheduling point.
+func Reach(name string) {
+	if g := engine.Current(); g != nil {
+		g.Reach(name)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // TestMethodSetsMatchSync fails when a shim lacks a method of its sync
@@ -94,7 +95,7 @@ func TestOutsideRunIsNative(t *testing.T) {
 
 // Signal wakes the goroutine that has waited longest, as sync.Cond does.
 func TestCondSignalIsFIFO(t *testing.T) {
-	expectPass(t, sched.Options{}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		c := sched.NewCond(&mu)
 		var entered, woke []int
@@ -138,7 +139,7 @@ func TestCondSignalIsFIFO(t *testing.T) {
 }
 
 func TestBroadcastWakesAll(t *testing.T) {
-	expectPass(t, sched.Options{}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		c := sched.NewCond(&mu)
 		var wg sched.WaitGroup
@@ -161,7 +162,7 @@ func TestBroadcastWakesAll(t *testing.T) {
 }
 
 func TestOnceRunsOnceAndEveryDoWaits(t *testing.T) {
-	expectPass(t, sched.Options{}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{}, func(t *schedtest.T) {
 		var once sched.Once
 		var wg sched.WaitGroup
 		calls, value := 0, 0
@@ -185,7 +186,7 @@ func TestOnceRunsOnceAndEveryDoWaits(t *testing.T) {
 }
 
 func TestRecursiveOnceDeadlocks(t *testing.T) {
-	expectFailure(t, sched.Options{Iterations: 3}, sched.Deadlock, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 3}, schedtest.Deadlock, func(t *schedtest.T) {
 		var once sched.Once
 		once.Do(func() { once.Do(func() {}) })
 	})
@@ -224,7 +225,7 @@ func TestWaitGroupReusedBeforeWaitReturned(t *testing.T) {
 		// would fail this test for the right reason.
 		t.Skip("-race reports the reuse itself")
 	}
-	expectFailure(t, sched.Options{}, sched.Panic, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{}, schedtest.Panic, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		sched.Go(wg.Wait)
@@ -235,7 +236,7 @@ func TestWaitGroupReusedBeforeWaitReturned(t *testing.T) {
 }
 
 func TestUnlockFromAnotherGoroutine(t *testing.T) {
-	expectPass(t, sched.Options{}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		mu.Lock()
 		done := make(chan struct{}) // closed before anyone waits on it
@@ -250,7 +251,7 @@ func TestUnlockFromAnotherGoroutine(t *testing.T) {
 }
 
 func TestTryLock(t *testing.T) {
-	expectPass(t, sched.Options{Iterations: 20}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{Iterations: 20}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		var rw sched.RWMutex
 		if !mu.TryLock() || mu.TryLock() {
@@ -288,7 +289,7 @@ func (a *account) deposit(n int) {
 }
 
 func TestEmbeddedMutex(t *testing.T) {
-	expectPass(t, sched.Options{}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{}, func(t *schedtest.T) {
 		var a account
 		var wg sched.WaitGroup
 		for range 3 {
@@ -306,17 +307,17 @@ func TestEmbeddedMutex(t *testing.T) {
 var global sched.Mutex
 
 func TestPackageLevelObjectAcrossRuns(t *testing.T) {
-	expectPass(t, sched.Options{Iterations: 50}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{Iterations: 50}, func(t *schedtest.T) {
 		global.Lock()
 		sched.Yield()
 		global.Unlock()
 	})
 	// A run that leaves it locked fails, and the next run still starts fresh.
-	expectFailure(t, sched.Options{Iterations: 1}, sched.Deadlock, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Deadlock, func(t *schedtest.T) {
 		global.Lock()
 		global.Lock()
 	})
-	expectPass(t, sched.Options{Iterations: 5}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{Iterations: 5}, func(t *schedtest.T) {
 		global.Lock()
 		global.Unlock()
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 )
@@ -72,7 +73,7 @@ func BenchmarkSeek(b *testing.B) {
 // recordWorkload is a representative body: producers and consumers over
 // unbuffered and buffered channels, a mutex, a wait group, a select with a
 // timer, and sleeps. It creates few objects: see TestManyDistinctStrings.
-func recordWorkload(t *sched.T) {
+func recordWorkload(t *schedtest.T) {
 	var mu sched.Mutex
 	var wg sched.WaitGroup
 	unbuf := chans.Make[int](0)
@@ -138,11 +139,11 @@ func BenchmarkRecord(b *testing.B) {
 		for b.Loop() {
 			seed++
 			t0 := time.Now()
-			if _, err := sched.Run(sched.Options{Seed: seed}, recordWorkload); err != nil {
+			if _, err := schedtest.Run(schedtest.Options{Seed: seed}, recordWorkload); err != nil {
 				b.Fatal(err)
 			}
 			t1 := time.Now()
-			res, err := sched.Run(sched.Options{Seed: seed, Record: true}, recordWorkload)
+			res, err := schedtest.Run(schedtest.Options{Seed: seed, Record: true}, recordWorkload)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -168,7 +169,7 @@ func BenchmarkRecord(b *testing.B) {
 			seed := uint64(0)
 			for b.Loop() {
 				seed++
-				res, err := sched.Run(sched.Options{Seed: seed, Record: record}, recordWorkload)
+				res, err := schedtest.Run(schedtest.Options{Seed: seed, Record: record}, recordWorkload)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -208,7 +209,7 @@ func (w *countWriter) Write(p []byte) (int, error) {
 // TestRecordWorkload runs the benchmark's workload once with recording, so
 // that go test checks it works (and the trace it writes reads back).
 func TestRecordWorkload(t *testing.T) {
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, recordWorkload)
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, recordWorkload)
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}

@@ -6,11 +6,11 @@
 // Reset returns no stale value is received from it.
 //
 // Inside a run, time is virtual. The clock starts at a fixed instant,
-// 2000-01-01T00:00:00Z unless sched.Options.Start says otherwise, and moves
+// 2000-01-01T00:00:00Z unless schedtest.Options.Start says otherwise, and moves
 // only when every managed goroutine is blocked and a timer is pending: it
 // then jumps to the earliest deadline, so a test that sleeps for hours runs
 // in microseconds. Timers due at the same instant fire in an order drawn
-// from the run's entropy. With sched.Options.ClockFaults, timers fire late
+// from the run's entropy. With schedtest.Options.ClockFaults, timers fire late
 // and the clock jumps forward, within bounds, as drawn from the entropy.
 //
 // Because the clock advances only when every goroutine is blocked, a

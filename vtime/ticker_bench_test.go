@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -15,7 +15,7 @@ func BenchmarkTicker(b *testing.B) {
 	const hour = time.Hour
 	start := time.Now()
 	for i := range b.N {
-		res, err := sched.Run(sched.Options{Seed: uint64(i + 1)}, func(t *sched.T) {
+		res, err := schedtest.Run(schedtest.Options{Seed: uint64(i + 1)}, func(t *schedtest.T) {
 			tk := vtime.NewTicker(time.Second)
 			defer tk.Stop()
 			begin := vtime.Now()

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -16,12 +18,12 @@ import (
 var start = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // run executes body once under the scheduler and fails t if the run fails.
-func run(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Result {
+func run(t *testing.T, opts schedtest.Options, body func(*schedtest.T)) *schedtest.Result {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
-	res, err := sched.Run(opts, body)
+	res, err := schedtest.Run(opts, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,31 +35,22 @@ func run(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Result {
 
 // explore runs body for n schedules from a fixed seed and fails t at the
 // first failing one.
-func explore(t *testing.T, n int, opts sched.Options, body func(*sched.T)) {
+func explore(t *testing.T, n int, opts schedtest.Options, body func(*schedtest.T)) {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 7
 	}
 	opts.Iterations = n
-	res, err := sched.Explore(opts, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure != nil {
-		t.Fatalf("schedule %d failed (seed %#x):\n%s", res.Schedule, res.Seed, res.Failure)
-	}
-	if res.Schedule != n {
-		t.Fatalf("ran %d schedules, want %d", res.Schedule, n)
-	}
+	testutil.Pass(t, opts, body)
 }
 
 // failure runs body once and returns its failure, failing t if it passed.
-func failure(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Failure {
+func failure(t *testing.T, opts schedtest.Options, body func(*schedtest.T)) *schedtest.Failure {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
-	res, err := sched.Run(opts, body)
+	res, err := schedtest.Run(opts, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +61,14 @@ func failure(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Failu
 }
 
 // at checks that the virtual clock reads want.
-func at(t *sched.T, what string, want time.Time) {
+func at(t *schedtest.T, what string, want time.Time) {
 	if got := vtime.Now(); !got.Equal(want) {
 		t.Errorf("%s: vtime.Now() = %v, want %v (offset %v)", what, got, want, got.Sub(want))
 	}
 }
 
 func TestClockStartsAtDefaultInstant(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		at(t, "start", start)
 		if got := vtime.Now().Location(); got != time.UTC {
 			t.Errorf("location %v, want UTC", got)
@@ -85,7 +78,7 @@ func TestClockStartsAtDefaultInstant(t *testing.T) {
 
 func TestClockStartsAtOptionsStart(t *testing.T) {
 	s := time.Date(2031, time.March, 14, 15, 9, 26, 535, time.UTC)
-	run(t, sched.Options{Start: s}, func(t *sched.T) {
+	run(t, schedtest.Options{Start: s}, func(t *schedtest.T) {
 		at(t, "start", s)
 		vtime.Sleep(90 * time.Minute)
 		at(t, "after Sleep(90m)", s.Add(90*time.Minute))
@@ -97,7 +90,7 @@ func TestClockStartsAtOptionsStart(t *testing.T) {
 }
 
 func TestSleepAdvancesExactly(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		vtime.Sleep(1500 * time.Millisecond)
 		at(t, "after Sleep(1.5s)", start.Add(1500*time.Millisecond))
 		vtime.Sleep(time.Nanosecond)
@@ -110,7 +103,7 @@ func TestSleepAdvancesExactly(t *testing.T) {
 
 func TestLongSleepsAreVirtual(t *testing.T) {
 	// Days of virtual time: this completes at once in wall time.
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		for i := range 3 {
 			wg.Go(func() {
@@ -127,7 +120,7 @@ func TestLongSleepsAreVirtual(t *testing.T) {
 }
 
 func TestSinceAndUntil(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		t0 := vtime.Now()
 		if d := vtime.Since(t0); d != 0 {
 			t.Errorf("Since(now) = %v, want 0", d)
@@ -153,7 +146,7 @@ func TestSinceAndUntil(t *testing.T) {
 // play ping-pong on unbuffered channels, a sleeper does not wake and the
 // clock does not move.
 func TestClockMovesOnlyWhenAllBlocked(t *testing.T) {
-	explore(t, 20, sched.Options{}, func(t *sched.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 		ping, pong := chans.Make[int](0), chans.Make[int](0)
 		woke := chans.Make[time.Time](1)
 		sched.Go(func() {
@@ -186,7 +179,7 @@ func TestClockMovesOnlyWhenAllBlocked(t *testing.T) {
 }
 
 func TestTimerChanHasNoVisibleBuffer(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		if l, c := tm.C.Len(), tm.C.Cap(); l != 0 || c != 0 {
 			t.Errorf("pending timer: Len %d Cap %d, want 0 0", l, c)
@@ -204,7 +197,7 @@ func TestTimerChanHasNoVisibleBuffer(t *testing.T) {
 }
 
 func TestTimerFiresAtDeadline(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		vtime.Sleep(time.Minute)
 		tm := vtime.NewTimer(3 * time.Second)
 		v := tm.C.Recv()
@@ -216,7 +209,7 @@ func TestTimerFiresAtDeadline(t *testing.T) {
 }
 
 func TestTimerStopPending(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		if !tm.Stop() {
 			t.Error("Stop of a pending timer = false, want true")
@@ -235,7 +228,7 @@ func TestTimerStopPending(t *testing.T) {
 }
 
 func TestTimerStopAfterReceive(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		tm.C.Recv()
 		if tm.Stop() {
@@ -254,7 +247,7 @@ func TestTimerStopAfterReceive(t *testing.T) {
 // "running" for Stop; Stop discards the value and reports true. (Checked
 // against the time package in TestNativeStopAfterUnreceivedExpiry.)
 func TestTimerStopAfterUnreceivedExpiry(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		vtime.Sleep(2 * time.Second)
 		// Regression (found in review, fixed): Go 1.23+ returns true here (time.Timer.Stop drains the
@@ -276,7 +269,7 @@ func TestTimerStopAfterUnreceivedExpiry(t *testing.T) {
 }
 
 func TestTimerNoStaleValueAfterStop(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		vtime.Sleep(2 * time.Second) // expired, value not received
 		tm.Stop()
@@ -290,7 +283,7 @@ func TestTimerNoStaleValueAfterStop(t *testing.T) {
 }
 
 func TestTimerNoStaleValueAfterReset(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		vtime.Sleep(2 * time.Second) // expired at +1s, value not received
 		tm.Reset(3 * time.Second)
@@ -306,7 +299,7 @@ func TestTimerNoStaleValueAfterReset(t *testing.T) {
 // does. (Checked against the time package in
 // TestNativeStopAfterUnreceivedExpiry.)
 func TestTimerResetAfterUnreceivedExpiry(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		vtime.Sleep(2 * time.Second)
 		// Regression (found in review, fixed): Go 1.23+ returns true here (Reset drains the unreceived value
@@ -320,7 +313,7 @@ func TestTimerResetAfterUnreceivedExpiry(t *testing.T) {
 }
 
 func TestTimerResetReportsActive(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Hour)
 		if !tm.Reset(2 * time.Second) {
 			t.Error("Reset of a pending timer = false, want true")
@@ -341,7 +334,7 @@ func TestTimerResetReportsActive(t *testing.T) {
 }
 
 func TestAfterFunc(t *testing.T) {
-	explore(t, 20, sched.Options{}, func(t *sched.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 		ran := chans.Make[time.Time](0) // unbuffered: f blocks until the body receives
 		tm := vtime.AfterFunc(3*time.Second, func() { ran.Send(vtime.Now()) })
 		// f runs in its own goroutine: it can block on the send while the
@@ -360,7 +353,7 @@ func TestAfterFunc(t *testing.T) {
 }
 
 func TestAfterFuncStop(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		ran := chans.Make[int](1)
 		tm := vtime.AfterFunc(time.Second, func() { ran.Send(1) })
 		vtime.Sleep(500 * time.Millisecond)
@@ -375,7 +368,7 @@ func TestAfterFuncStop(t *testing.T) {
 }
 
 func TestAfterFuncReset(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		ran := chans.Make[time.Time](1)
 		tm := vtime.AfterFunc(time.Second, func() { ran.Send(vtime.Now()) })
 		if !tm.Reset(5 * time.Second) {
@@ -388,7 +381,7 @@ func TestAfterFuncReset(t *testing.T) {
 }
 
 func TestAfter(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		vtime.Sleep(time.Second)
 		v := vtime.After(250 * time.Millisecond).Recv()
 		if want := start.Add(1250 * time.Millisecond); !v.Equal(want) {
@@ -402,7 +395,7 @@ func TestAfter(t *testing.T) {
 }
 
 func TestTick(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		if vtime.Tick(0) != nil || vtime.Tick(-time.Second) != nil {
 			t.Error("Tick(d <= 0) is not nil")
 		}
@@ -419,7 +412,7 @@ func TestTick(t *testing.T) {
 }
 
 func TestTickerTicksEveryPeriod(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Second)
 		defer tk.Stop()
 		if l, c := tk.C.Len(), tk.C.Cap(); l != 0 || c != 0 {
@@ -437,7 +430,7 @@ func TestTickerTicksEveryPeriod(t *testing.T) {
 }
 
 func TestTickerStop(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Second)
 		tk.C.Recv()
 		vtime.Sleep(1500 * time.Millisecond) // a tick is kept at +2s
@@ -452,7 +445,7 @@ func TestTickerStop(t *testing.T) {
 }
 
 func TestTickerReset(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Second)
 		defer tk.Stop()
 		tk.C.Recv()
@@ -477,7 +470,7 @@ func TestTickerReset(t *testing.T) {
 // A receiver that is not ready for ticks misses them: sleeping 3.5 periods
 // leaves one tick to receive, not three.
 func TestTickerDropsTicks(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Second)
 		defer tk.Stop()
 		vtime.Sleep(3500 * time.Millisecond)
@@ -506,7 +499,7 @@ func TestNewTickerNonPositivePanics(t *testing.T) {
 		t.Fatalf("time.NewTicker(0) panicked with %v", want)
 	}
 	wantReset := panicValue(func() { time.NewTicker(time.Second).Reset(-1) })
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		for _, d := range []time.Duration{0, -time.Second} {
 			if got := panicValue(func() { vtime.NewTicker(d) }); got != want {
 				t.Errorf("NewTicker(%v) panicked with %#v, want %#v", d, got, want)
@@ -521,11 +514,11 @@ func TestNewTickerNonPositivePanics(t *testing.T) {
 	if got := panicValue(func() { vtime.NewTicker(0) }); got != want {
 		t.Errorf("outside a run: NewTicker(0) panicked with %#v, want %#v", got, want)
 	}
-	res, err := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) { vtime.NewTicker(0) })
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) { vtime.NewTicker(0) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Failure == nil || res.Failure.Kind != sched.Panic || !strings.Contains(res.Failure.Message, "non-positive interval for NewTicker") {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Panic || !strings.Contains(res.Failure.Message, "non-positive interval for NewTicker") {
 		t.Errorf("unrecovered NewTicker(0) in a run: %+v", res.Failure)
 	}
 }
@@ -535,7 +528,7 @@ func TestSameInstantOrderVaries(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := uint64(1); seed <= 40; seed++ {
 		var order []int
-		run(t, sched.Options{Seed: seed, Strategy: "random"}, func(t *sched.T) {
+		run(t, schedtest.Options{Seed: seed, Strategy: "random"}, func(t *schedtest.T) {
 			var mu sched.Mutex
 			var wg sched.WaitGroup
 			var got []int
@@ -563,7 +556,7 @@ func TestSameInstantOrderIsReproducible(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		var orders [2][]int
 		for i := range orders {
-			run(t, sched.Options{Seed: seed}, func(t *sched.T) {
+			run(t, schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 				var mu sched.Mutex
 				var wg sched.WaitGroup
 				var got []int
@@ -586,26 +579,26 @@ func TestSameInstantOrderIsReproducible(t *testing.T) {
 }
 
 func TestBlockedOnStoppedTimerIsReported(t *testing.T) {
-	f := failure(t, sched.Options{}, func(t *sched.T) {
+	f := failure(t, schedtest.Options{}, func(t *schedtest.T) {
 		tm := vtime.NewTimer(time.Second)
 		tm.Stop()
 		tm.C.Recv() // forever
 	})
-	if f.Kind != sched.Deadlock {
+	if f.Kind != schedtest.Deadlock {
 		t.Errorf("kind %q, want deadlock", f.Kind)
 	}
 	if !strings.Contains(f.Error(), "timer chan") || !strings.Contains(f.Error(), "Recv") {
 		t.Errorf("report lacks the timer channel:\n%s", f)
 	}
 
-	f = failure(t, sched.Options{}, func(t *sched.T) {
+	f = failure(t, schedtest.Options{}, func(t *schedtest.T) {
 		sched.Go(func() {
 			tm := vtime.NewTimer(time.Second)
 			tm.Stop()
 			tm.C.Recv() // forever
 		})
 	})
-	if f.Kind != sched.Leak {
+	if f.Kind != schedtest.Leak {
 		t.Errorf("kind %q, want leak", f.Kind)
 	}
 	if !strings.Contains(f.Error(), "timer chan") {
@@ -614,7 +607,7 @@ func TestBlockedOnStoppedTimerIsReported(t *testing.T) {
 }
 
 func TestSleeperIsReportedAsBlockedInSleep(t *testing.T) {
-	f := failure(t, sched.Options{}, func(t *sched.T) {
+	f := failure(t, schedtest.Options{}, func(t *schedtest.T) {
 		started := chans.Make[int](0)
 		sched.Go(func() {
 			started.Send(1)
@@ -625,7 +618,7 @@ func TestSleeperIsReportedAsBlockedInSleep(t *testing.T) {
 		sched.Yield()
 		t.Fatal("stop here")
 	})
-	if f.Kind != sched.TestFailed {
+	if f.Kind != schedtest.TestFailed {
 		t.Errorf("kind %q, want test failed", f.Kind)
 	}
 	if !strings.Contains(f.Error(), "goroutine 2: blocked in Sleep") {
@@ -634,7 +627,7 @@ func TestSleeperIsReportedAsBlockedInSleep(t *testing.T) {
 }
 
 func TestClockFaultsBoundSleep(t *testing.T) {
-	faults := sched.ClockFaults{
+	faults := schedtest.ClockFaults{
 		LateProbability: 0.5, MaxLate: 300 * time.Millisecond,
 		JumpProbability: 0.5, MaxJump: 700 * time.Millisecond,
 	}
@@ -642,7 +635,7 @@ func TestClockFaultsBoundSleep(t *testing.T) {
 	longer := 0
 	for seed := uint64(1); seed <= 60; seed++ {
 		var got [3]time.Duration
-		run(t, sched.Options{Seed: seed, ClockFaults: faults}, func(t *sched.T) {
+		run(t, schedtest.Options{Seed: seed, ClockFaults: faults}, func(t *schedtest.T) {
 			var wg sched.WaitGroup
 			for i := range got {
 				wg.Go(func() {
@@ -673,7 +666,7 @@ func TestClockFaultsBoundSleep(t *testing.T) {
 
 func TestNoClockFaultsSleepExact(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
-		run(t, sched.Options{Seed: seed}, func(t *sched.T) {
+		run(t, schedtest.Options{Seed: seed}, func(t *schedtest.T) {
 			var wg sched.WaitGroup
 			for i := range 3 {
 				wg.Go(func() {
@@ -819,7 +812,7 @@ func TestDifferentialTimeout(t *testing.T) {
 			if native != tc.want {
 				t.Fatalf("natively %s won, want %s", native, tc.want)
 			}
-			explore(t, 30, sched.Options{}, func(st *sched.T) {
+			explore(t, 30, schedtest.Options{}, func(st *schedtest.T) {
 				got, when := virtualWorker(tc.work, tc.timeout)
 				if got != native {
 					st.Errorf("virtual: %s won, natively %s", got, native)
@@ -840,7 +833,7 @@ func TestDifferentialTimeout(t *testing.T) {
 // a data race.
 func firedElsewhere(t *testing.T, arm func() (wait func())) {
 	t.Helper()
-	explore(t, 10, sched.Options{Strategy: "random"}, func(t *sched.T) {
+	explore(t, 10, schedtest.Options{Strategy: "random"}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() {
 			for range 20 {
@@ -900,7 +893,7 @@ func TestRaceTickerFiredByAnotherGoroutine(t *testing.T) {
 // pending timers are tickers, but it counts advances regardless of other
 // pending timers.
 func TestSleepPastManyUnreceivedTicks(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Millisecond)
 		defer tk.Stop()
 		vtime.Sleep(time.Minute) // 60,000 ticks nobody receives
@@ -914,7 +907,7 @@ func TestSleepPastManyUnreceivedTicks(t *testing.T) {
 // In Go the Sleep returns. Only advances that fire tickers alone count
 // towards the limit now.
 func TestSleepPastManyUnreceivedTimers(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		for i := range 10_050 {
 			vtime.After(time.Duration(i+1) * time.Millisecond)
 		}
@@ -949,7 +942,7 @@ func TestZeroValueTimersLikeGo(t *testing.T) {
 				t.Errorf("outside a run: panic %q, want %q", got, want)
 			}
 			var got string
-			run(t, sched.Options{}, func(*sched.T) { got = fmt.Sprint(capture(c.shim)) })
+			run(t, schedtest.Options{}, func(*schedtest.T) { got = fmt.Sprint(capture(c.shim)) })
 			if got != want {
 				t.Errorf("in a run: panic %q, want %q", got, want)
 			}
@@ -960,7 +953,7 @@ func TestZeroValueTimersLikeGo(t *testing.T) {
 // A deadlock beside a ticker nobody receives from says why the clock did
 // not help, as it is: no advance would wake anybody.
 func TestDeadlockBesideIdleTicker(t *testing.T) {
-	f := failure(t, sched.Options{}, func(t *sched.T) {
+	f := failure(t, schedtest.Options{}, func(t *schedtest.T) {
 		tk := vtime.NewTicker(time.Second)
 		defer tk.Stop()
 		chans.Make[int](0).Recv()

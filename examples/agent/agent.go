@@ -44,7 +44,7 @@
 //
 // The worker is written with the scheduler's shims (sched.Go, sched.Mutex,
 // sched.WaitGroup, chans, vtime, sched/context): in production they are the
-// standard library's; under sched.Test every synchronization is a
+// standard library's; under schedtest.Test every synchronization is a
 // scheduling point and time is virtual, so a test explores the
 // interleavings of user actions, streamed chunks, tool calls and faults.
 package agent

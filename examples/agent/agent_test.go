@@ -13,8 +13,8 @@ import (
 	"github.com/dstgo/dst/examples/agent"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
 )
@@ -58,8 +58,8 @@ var (
 // reject a pending call), with faults in inference and tools; then faults
 // stop, every pending call is approved, and virtual time runs out. The
 // thread must then be idle (liveness) and well formed (safety).
-func workload(bugs agent.Bugs) func(*sched.T) {
-	return func(t *sched.T) {
+func workload(bugs agent.Bugs) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		e := t.Entropy()
 		tools := agent.DefaultTools()
 		names := make([]string, len(tools))
@@ -123,7 +123,7 @@ func workload(bugs agent.Bugs) func(*sched.T) {
 
 // check checks the liveness and safety properties of a worker whose user
 // has stopped acting and approved everything.
-func check(t *sched.T, s agent.Snapshot, sent []string) {
+func check(t *schedtest.T, s agent.Snapshot, sent []string) {
 	// Liveness: nothing is in flight.
 	if !s.Idle() {
 		t.Errorf("%s after the user stopped, approvals were granted and virtual time ran out:\n"+
@@ -184,16 +184,16 @@ func check(t *sched.T, s agent.Snapshot, sent []string) {
 func TestBuggyWorker(t *testing.T) {
 	testutil.Demo(t)
 	t.Run("EagerTools", func(t *testing.T) {
-		sched.TestWith(t, sched.Options{Faults: faults}, workload(agent.Bugs{EagerTools: true}))
+		schedtest.TestWith(t, schedtest.Options{Faults: faults}, workload(agent.Bugs{EagerTools: true}))
 	})
 	t.Run("StuckApproval", func(t *testing.T) {
-		sched.TestWith(t, sched.Options{Iterations: 20000, Faults: faults}, workload(agent.Bugs{StuckApproval: true}))
+		schedtest.TestWith(t, schedtest.Options{Iterations: 20000, Faults: faults}, workload(agent.Bugs{StuckApproval: true}))
 	})
 }
 
 // TestFixedWorker explores the fixed worker; every schedule passes.
 func TestFixedWorker(t *testing.T) {
-	sched.TestWith(t, sched.Options{Iterations: 5000, Faults: faults}, workload(agent.Bugs{}))
+	schedtest.TestWith(t, schedtest.Options{Iterations: 5000, Faults: faults}, workload(agent.Bugs{}))
 }
 
 // TestFindsBothBugs checks, without failing the suite, that exploring finds
@@ -202,13 +202,13 @@ func TestFixedWorker(t *testing.T) {
 // found is that bug's.
 // checkTrace checks that dstreplay reads a saved trace and that replaying it
 // fails the same way.
-func checkTrace(t *testing.T, path string, res *sched.Result, body func(*sched.T)) {
+func checkTrace(t *testing.T, path string, res *schedtest.Result, body func(*schedtest.T)) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := cli.Main([]string{"summary", path}, &out, &errb); code != cli.ExitOK || !strings.Contains(out.String(), "outcome: "+string(res.Failure.Kind)) {
 		t.Fatalf("dstreplay summary %s: exit %d\n%s%s", path, code, out.String(), errb.String())
 	}
-	again, err := replay.File(path, body)
+	again, err := schedtest.Replay(path, body)
 	if err != nil || again.Failure == nil || again.Failure.Kind != res.Failure.Kind || again.Failure.Message != res.Failure.Message {
 		t.Fatalf("replaying %s: %v, %v; want %v", path, err, again.Failure, res.Failure)
 	}
@@ -218,22 +218,22 @@ func TestFindsBothBugs(t *testing.T) {
 	cases := []struct {
 		name string
 		bugs agent.Bugs
-		kind sched.FailureKind
+		kind schedtest.FailureKind
 		msg  string // what the report must say
 		not  string // what it must not say: the other bug's property
 	}{
 		// The tool results land in the wrong messages; nothing hangs.
-		{"EagerTools", agent.Bugs{EagerTools: true}, sched.TestFailed, msgBadPairs, msgNotIdle},
+		{"EagerTools", agent.Bugs{EagerTools: true}, schedtest.TestFailed, msgBadPairs, msgNotIdle},
 		// The turn hangs: its goroutines leak and the thread is not idle
 		// (its last tool_use is unanswered too, as a consequence).
-		{"StuckApproval", agent.Bugs{StuckApproval: true}, sched.Leak, msgNotIdle, ""},
+		{"StuckApproval", agent.Bugs{StuckApproval: true}, schedtest.Leak, msgNotIdle, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var res *sched.Result
+			var res *schedtest.Result
 			runs, seed := 0, uint64(1)
 			for ; seed <= 20; seed++ {
-				r, err := sched.Explore(sched.Options{Seed: seed, Iterations: 500, Faults: faults}, workload(tc.bugs))
+				r, err := schedtest.Explore(schedtest.Options{Seed: seed, Iterations: 500, Faults: faults}, workload(tc.bugs))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dstgo/dst/examples/agent"
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 var huntFlags = testutil.HuntFlags("the worker's bugs")
@@ -27,17 +27,17 @@ func TestHuntReport(t *testing.T) {
 	cases := []struct {
 		name string
 		bugs agent.Bugs
-		kind sched.FailureKind
+		kind schedtest.FailureKind
 		msg  string
 	}{
-		{"agent: eager tools", agent.Bugs{EagerTools: true}, sched.TestFailed, msgBadPairs},
-		{"agent: stuck approval", agent.Bugs{StuckApproval: true}, sched.Leak, msgNotIdle},
+		{"agent: eager tools", agent.Bugs{EagerTools: true}, schedtest.TestFailed, msgBadPairs},
+		{"agent: stuck approval", agent.Bugs{StuckApproval: true}, schedtest.Leak, msgNotIdle},
 	}
 	for _, tc := range cases {
-		is := func(f *sched.Failure) bool {
+		is := func(f *schedtest.Failure) bool {
 			return f.Kind == tc.kind && strings.Contains(f.Error(), tc.msg)
 		}
-		report.Measure(tc.name, sched.Options{Faults: faults}, workload(tc.bugs), is)
+		report.Measure(tc.name, schedtest.Options{Faults: faults}, workload(tc.bugs), is)
 	}
 	report.Log()
 }

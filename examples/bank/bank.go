@@ -10,7 +10,7 @@
 //     holds every lock while it adds.
 //
 // The locks are sched.Mutex: in production they are plain sync.Mutex; under
-// sched.Test every Lock and Unlock is a scheduling point.
+// schedtest.Test every Lock and Unlock is a scheduling point.
 package bank
 
 import (

@@ -6,6 +6,7 @@ import (
 	"github.com/dstgo/dst/examples/bank"
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"go.uber.org/goleak"
 )
 
@@ -13,8 +14,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // workload runs two opposite transfers and an audit concurrently and checks
 // that no money appears or disappears.
-func workload(fixed bool) func(*sched.T) {
-	return func(t *sched.T) {
+func workload(fixed bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		b := bank.New(2, 100)
 		transfer, audit := b.Transfer, b.Audit
 		if fixed {
@@ -50,20 +51,20 @@ func workload(fixed bool) func(*sched.T) {
 //	DST_DEMO=1 go test ./examples/bank -run TestBuggyBank
 func TestBuggyBank(t *testing.T) {
 	testutil.Demo(t)
-	sched.Test(t, workload(false))
+	schedtest.Test(t, workload(false))
 }
 
 // TestFixedBank explores the fixed bank; every schedule passes.
 func TestFixedBank(t *testing.T) {
-	sched.TestWith(t, sched.Options{Iterations: 2000}, workload(true))
+	schedtest.TestWith(t, schedtest.Options{Iterations: 2000}, workload(true))
 }
 
 // TestSchedulerFindsBothBugs checks, without failing the suite, that
 // exploring the buggy bank finds the deadlock and the inconsistent audit.
 func TestSchedulerFindsBothBugs(t *testing.T) {
-	found := map[sched.FailureKind]bool{}
+	found := map[schedtest.FailureKind]bool{}
 	for seed := uint64(1); seed <= 40 && len(found) < 2; seed++ {
-		res, err := sched.Explore(sched.Options{Seed: seed, Iterations: 200}, workload(false))
+		res, err := schedtest.Explore(schedtest.Options{Seed: seed, Iterations: 200}, workload(false))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestSchedulerFindsBothBugs(t *testing.T) {
 			found[res.Failure.Kind] = true
 		}
 	}
-	if !found[sched.Deadlock] || !found[sched.TestFailed] {
+	if !found[schedtest.Deadlock] || !found[schedtest.TestFailed] {
 		t.Fatalf("found %v; want both the AB-BA deadlock and the audit failure", found)
 	}
 }

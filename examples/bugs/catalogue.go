@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // Pattern is one bug pattern.
@@ -21,11 +21,11 @@ type Pattern struct {
 	Name  string // a short id, such as "double-lock"
 	Class string // the study's class, such as "resource deadlock / double locking"
 	// Buggy and Fixed run under the scheduler.
-	Buggy, Fixed func(t *sched.T)
+	Buggy, Fixed func(t *schedtest.T)
 	// Expect is how the scheduler reports Buggy.
-	Expect sched.FailureKind
+	Expect schedtest.FailureKind
 	// Options, when set, shape the exploration (faults, step bound).
-	Options sched.Options
+	Options schedtest.Options
 	// Native is Buggy in plain Go: it runs once and returns an error when the
 	// bug showed in that run (a wrong result, a panic, a hang or a leaked
 	// goroutine, within the time limits of native.go). Data races that

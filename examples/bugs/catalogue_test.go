@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // TestCatalogue: every buggy version is found within 1000 executions, as
@@ -26,7 +26,7 @@ func TestCatalogue(t *testing.T) {
 			}
 			o := p.Options
 			o.Seed, o.Iterations = 1, 1000
-			res, err := sched.Explore(o, p.Buggy)
+			res, err := schedtest.Explore(o, p.Buggy)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +37,7 @@ func TestCatalogue(t *testing.T) {
 				t.Fatalf("found as %s, want %s:\n%s", res.Failure.Kind, p.Expect, res.Failure)
 			}
 			o.Iterations = 300
-			if res, _ := sched.Explore(o, p.Fixed); res.Failure != nil {
+			if res, _ := schedtest.Explore(o, p.Fixed); res.Failure != nil {
 				t.Fatalf("the fixed twin failed in schedule %d:\n%s", res.Schedule, res.Failure)
 			}
 		})
@@ -65,7 +65,7 @@ func TestReport(t *testing.T) {
 		for s := range seeds {
 			o := p.Options
 			o.Seed, o.Iterations = uint64(s+1), 1000
-			res, _ := sched.Explore(o, p.Buggy)
+			res, _ := schedtest.Explore(o, p.Buggy)
 			n := 1001
 			if res.Failure != nil {
 				n = res.Schedule

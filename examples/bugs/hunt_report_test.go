@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 var huntFlags = testutil.HuntFlags("the hardest patterns")
@@ -44,7 +44,7 @@ func TestHuntReport(t *testing.T) {
 		if !ok {
 			t.Fatalf("no pattern %q", name)
 		}
-		report.Measure(name, p.Options, p.Buggy, func(f *sched.Failure) bool { return f.Kind == p.Expect })
+		report.Measure(name, p.Options, p.Buggy, func(f *schedtest.Failure) bool { return f.Kind == p.Expect })
 	}
 	report.Log()
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A cache whose Get calls a helper that locks the same mutex again on a
@@ -44,8 +45,8 @@ func (c *dlCache) getFixed(k string) int {
 }
 
 func init() {
-	run := func(get func(*dlCache, string) int) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(get func(*dlCache, string) int) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			c := &dlCache{data: map[string]int{"warm": 4}}
 			var wg sched.WaitGroup
 			for _, k := range []string{"warm", "cold"} {
@@ -59,7 +60,7 @@ func init() {
 		Class:  "resource deadlock / double locking",
 		Buggy:  run((*dlCache).getBuggy),
 		Fixed:  run((*dlCache).getFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				var mu sync.Mutex

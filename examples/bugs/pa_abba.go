@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A ledger moves money between accounts, each guarded by its own mutex.
@@ -40,8 +41,8 @@ func paTransferFixed(from, to *paAccount, amount int) {
 }
 
 func init() {
-	run := func(transfer func(from, to *paAccount, amount int)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(transfer func(from, to *paAccount, amount int)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			alice := &paAccount{id: 1, balance: 100}
 			bob := &paAccount{id: 2, balance: 100}
 			var wg sched.WaitGroup
@@ -58,7 +59,7 @@ func init() {
 		Class:  "resource deadlock / AB-BA",
 		Buggy:  run(paTransferBuggy),
 		Fixed:  run(paTransferFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				type account struct {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dstgo/dst/sched"
 	satomic "github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // Request handlers count the requests they serve in a shared metric. Each
@@ -20,8 +21,8 @@ func (m *paMetrics) incFixed() { m.requests.Add(1) }
 
 func init() {
 	const handlers, perHandler = 3, 2
-	run := func(inc func(*paMetrics)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(inc func(*paMetrics)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			var m paMetrics
 			var wg sched.WaitGroup
 			for range handlers {
@@ -42,7 +43,7 @@ func init() {
 		Class:  "non-blocking / data race (lost update)",
 		Buggy:  run((*paMetrics).incBuggy),
 		Fixed:  run((*paMetrics).incFixed),
-		Expect: sched.TestFailed,
+		Expect: schedtest.TestFailed,
 		Native: func() error {
 			return runNative(func() error {
 				var requests atomic.Int64

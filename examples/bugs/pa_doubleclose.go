@@ -6,6 +6,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A server closes its done channel to tell its goroutines to stop, both from
@@ -46,8 +47,8 @@ func (s *paServer) serve() {
 }
 
 func init() {
-	run := func(useOnce bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(useOnce bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := &paServer{done: chans.Make[struct{}](0), requests: chans.Make[string](2), useOnce: useOnce}
 			var wg sched.WaitGroup
 			wg.Go(s.serve)
@@ -62,7 +63,7 @@ func init() {
 		Class:  "non-blocking / channel misuse",
 		Buggy:  run(false),
 		Fixed:  run(true),
-		Expect: sched.Panic,
+		Expect: schedtest.Panic,
 		Native: func() error {
 			return runNative(func() error {
 				done, requests := make(chan struct{}), make(chan string, 2)

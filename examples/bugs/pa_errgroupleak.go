@@ -6,6 +6,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A fan-out fetches several shards in parallel, each worker sending its
@@ -45,8 +46,8 @@ func paFetchAll(shards []int, buffer int) (int, error) {
 
 func init() {
 	shards := []int{1, 2, 3}
-	run := func(buffer int) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buffer int) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			if _, err := paFetchAll(shards, buffer); err == nil {
 				t.Errorf("shard 2 failed but the fan-out did not report it")
 			}
@@ -57,7 +58,7 @@ func init() {
 		Class:  "communication deadlock / channel",
 		Buggy:  run(0),
 		Fixed:  run(len(shards)),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A job queue whose consumer sleeps on a condition variable when the queue
@@ -59,8 +60,8 @@ func (q *paQueue) popFixed() string {
 }
 
 func init() {
-	run := func(pop func(*paQueue) string) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(pop func(*paQueue) string) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			q := paNewQueue()
 			results := chans.Make[string](0)
 			sched.Go(func() { results.Send("done: " + pop(q)) })
@@ -75,7 +76,7 @@ func init() {
 		Class:  "communication deadlock / condition variable",
 		Buggy:  run((*paQueue).popBuggy),
 		Fixed:  run((*paQueue).popFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				var mu sync.Mutex

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dstgo/dst/sched"
 	satomic "github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A connection pool dials a backend the first time it is asked for it. The
@@ -53,8 +54,8 @@ func (p *paPool) getFixed(addr string) *paConn {
 }
 
 func init() {
-	run := func(get func(*paPool, string) *paConn) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(get func(*paPool, string) *paConn) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			p := &paPool{conns: map[string]*paConn{}}
 			var wg sched.WaitGroup
 			for range 2 {
@@ -71,7 +72,7 @@ func init() {
 		Class:  "non-blocking / atomicity violation (check-then-act)",
 		Buggy:  run((*paPool).getBuggy),
 		Fixed:  run((*paPool).getFixed),
-		Expect: sched.TestFailed,
+		Expect: schedtest.TestFailed,
 		Native: func() error {
 			return runNative(func() error {
 				var mu sync.Mutex

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A routing table under an RWMutex. Describe takes the read lock and calls
@@ -44,8 +45,8 @@ func (r *paRoutes) describeFixed(path string) (string, int) {
 }
 
 func init() {
-	run := func(describe func(*paRoutes, string) (string, int)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(describe func(*paRoutes, string) (string, int)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			r := &paRoutes{routes: map[string]string{"/api": "svc-a"}}
 			var wg sched.WaitGroup
 			wg.Go(func() { describe(r, "/api") })
@@ -58,7 +59,7 @@ func init() {
 		Class:  "resource deadlock / recursive read lock (RWR)",
 		Buggy:  run((*paRoutes).describeBuggy),
 		Fixed:  run((*paRoutes).describeFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				var mu sync.RWMutex

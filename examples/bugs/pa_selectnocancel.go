@@ -7,6 +7,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	dctx "github.com/dstgo/dst/sched/context"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A subscription forwards events from a feed to its subscriber. Its loop
@@ -37,8 +38,8 @@ func paForward(ctx dctx.Context, feed, out *chans.Chan[string], watchCtx bool) {
 }
 
 func init() {
-	run := func(watchCtx bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(watchCtx bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			feed := chans.Make[string](4)
 			for _, ev := range []string{"created", "updated", "deleted"} {
 				feed.Send(ev)
@@ -59,7 +60,7 @@ func init() {
 		Class:  "communication deadlock / channel & context",
 		Buggy:  run(false),
 		Fixed:  run(true),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

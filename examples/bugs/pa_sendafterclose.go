@@ -7,6 +7,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	satomic "github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A log shipper takes entries on a buffered channel and ships them from a
@@ -66,8 +67,8 @@ func (s *paShipper) closeFixed() {
 }
 
 func init() {
-	run := func(log func(*paShipper, string), close func(*paShipper)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(log func(*paShipper, string), close func(*paShipper)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := paNewShipper()
 			var wg sched.WaitGroup
 			wg.Go(func() {
@@ -84,7 +85,7 @@ func init() {
 		Class:  "non-blocking / channel misuse",
 		Buggy:  run((*paShipper).logBuggy, (*paShipper).closeBuggy),
 		Fixed:  run((*paShipper).logFixed, (*paShipper).closeFixed),
-		Expect: sched.Panic,
+		Expect: schedtest.Panic,
 		Native: func() error {
 			return runNative(func() error {
 				var closed atomic.Bool

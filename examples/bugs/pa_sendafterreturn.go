@@ -8,6 +8,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -38,8 +39,8 @@ func paQuote(latency time.Duration, buffer int) (int, error) {
 }
 
 func init() {
-	run := func(buffer int) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buffer int) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			latency := []time.Duration{5, 15, 40}[t.Entropy().Choice(3)] * time.Millisecond
 			if price, err := paQuote(latency, buffer); err == nil && price != 42 {
 				t.Errorf("quote %d, want 42", price)
@@ -51,7 +52,7 @@ func init() {
 		Class:  "communication deadlock / channel",
 		Buggy:  run(0),
 		Fixed:  run(1),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

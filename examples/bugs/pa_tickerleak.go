@@ -7,6 +7,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -62,8 +63,8 @@ func (c *paRefreshCache) Close() {
 }
 
 func init() {
-	run := func(stoppable bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(stoppable bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			c := paOpenCache(stoppable)
 			vtime.Sleep(3500 * time.Millisecond) // use the cache for a while
 			c.mu.Lock()
@@ -86,8 +87,8 @@ func init() {
 		// tick, until it reaches the step bound and is reported as a
 		// livelock. A small bound keeps that quick: the fixed twin needs
 		// a few dozen steps.
-		Expect:  sched.Livelock,
-		Options: sched.Options{MaxSteps: 2000},
+		Expect:  schedtest.Livelock,
+		Options: schedtest.Options{MaxSteps: 2000},
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			var ticker *time.Ticker

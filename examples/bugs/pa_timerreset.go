@@ -9,6 +9,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	satomic "github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -68,8 +69,8 @@ func (c *paIdleConn) Close() {
 
 func init() {
 	const idle = 30 * time.Second
-	run := func(touch func(*paIdleConn) error) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(touch func(*paIdleConn) error) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			c := paDialIdle(idle)
 			// A request on the connection, quick or slow.
 			vtime.Sleep([]time.Duration{10, 25, 45}[t.Entropy().Choice(3)] * time.Second)
@@ -84,7 +85,7 @@ func init() {
 		Class:  "communication deadlock / channel & timer",
 		Buggy:  run((*paIdleConn).touchBuggy),
 		Fixed:  run((*paIdleConn).touchFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				const idle = 4 * time.Millisecond

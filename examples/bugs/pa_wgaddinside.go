@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A crawler fetches pages in parallel and waits for them with a WaitGroup,
@@ -45,8 +46,8 @@ func (c *paCrawler) crawl(urls []string, addInside bool) int {
 
 func init() {
 	urls := []string{"/", "/about", "/blog"}
-	run := func(addInside bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(addInside bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			c := &paCrawler{pages: map[string]int{}}
 			if got := c.crawl(urls, addInside); got != len(urls) {
 				t.Errorf("crawled %d pages, want %d", got, len(urls))
@@ -58,7 +59,7 @@ func init() {
 		Class:  "non-blocking / WaitGroup misuse",
 		Buggy:  run(true),
 		Fixed:  run(false),
-		Expect: sched.TestFailed,
+		Expect: schedtest.TestFailed,
 		Native: func() error {
 			return runNative(func() error {
 				var mu sync.Mutex

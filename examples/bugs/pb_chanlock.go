@@ -5,6 +5,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A config store that pushes each new version to a watcher over an
@@ -50,8 +51,8 @@ func (s *clStore) watch(n int) (seen []int) {
 }
 
 func init() {
-	run := func(update func(*clStore, string, string)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(update func(*clStore, string, string)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := &clStore{settings: map[string]string{}, updates: chans.Make[int](0)}
 			var wg sched.WaitGroup
 			wg.Go(func() {
@@ -71,7 +72,7 @@ func init() {
 		Class:  "mixed deadlock / channel & lock",
 		Buggy:  run((*clStore).updateBuggy),
 		Fixed:  run((*clStore).updateFixed),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				var (

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A batch job that walks a result set with a cursor, declared outside the
@@ -59,8 +60,8 @@ func ccCheck(done []string) error {
 }
 
 func init() {
-	run := func(buggy bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buggy bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			cur := &ccCursor{rows: ccRows, pos: -1}
 			sink := &ccSink{}
 			var wg sched.WaitGroup
@@ -85,7 +86,7 @@ func init() {
 		Class:  "non-blocking / anonymous function (closure capture)",
 		Buggy:  run(true),
 		Fixed:  run(false),
-		Expect: sched.TestFailed,
+		Expect: schedtest.TestFailed,
 		Native: func() error {
 			return runNative(func() error {
 				var (

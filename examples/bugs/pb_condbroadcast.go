@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A job queue served by a pool of workers that wait on a condition variable
@@ -59,8 +60,8 @@ func (q *cbQueue) worker() {
 }
 
 func init() {
-	run := func(buggy bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buggy bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			q := newCBQueue(buggy)
 			for range 3 {
 				sched.Go(q.worker)
@@ -75,7 +76,7 @@ func init() {
 		Class:  "communication deadlock / condition variable",
 		Buggy:  run(true),
 		Fixed:  run(false),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

@@ -7,6 +7,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/context"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A request handler that hands the query to a backend goroutine and waits
@@ -37,8 +38,8 @@ func cxHandleFixed(ctx context.Context, query string) (int, error) {
 }
 
 func init() {
-	run := func(handle func(context.Context, string) (int, error)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(handle func(context.Context, string) (int, error)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			// The server starts the request's goroutine, then the client
 			// hangs up; the server moves on.
 			ctx, cancel := context.WithCancel(context.Background())
@@ -51,7 +52,7 @@ func init() {
 		Class:  "communication deadlock / channel & context",
 		Buggy:  run(cxHandleBuggy),
 		Fixed:  run(cxHandleFixed),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

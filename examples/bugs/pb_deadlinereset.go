@@ -10,6 +10,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/context"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -76,8 +77,8 @@ func wdRun(status *wdStatus, name string, steps func(beat func()) error, fixed b
 var errWDDisk = errors.New("disk full")
 
 func init() {
-	run := func(fixed bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(fixed bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			status := &wdStatus{last: map[string]time.Time{}}
 			var wg sched.WaitGroup
 			wg.Go(func() {
@@ -104,7 +105,7 @@ func init() {
 		Class:  "communication deadlock / channel & context",
 		Buggy:  run(false),
 		Fixed:  run(true),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dstgo/dst/sched"
 	satomic "github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // Two compaction workers share one disk. Each raises its "waiting" flag,
@@ -45,8 +46,8 @@ func (d *llDisk) compact(me int, fixed bool) {
 var errLLGaveUp = errors.New("workers still stepping back for each other")
 
 func init() {
-	run := func(fixed bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(fixed bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			d := &llDisk{}
 			var wg sched.WaitGroup
 			for me := range 2 {
@@ -60,8 +61,8 @@ func init() {
 		Class:   "blocking / livelock (symmetric back-off)",
 		Buggy:   run(false),
 		Fixed:   run(true),
-		Expect:  sched.Livelock,
-		Options: sched.Options{MaxSteps: 3000},
+		Expect:  schedtest.Livelock,
+		Options: schedtest.Options{MaxSteps: 3000},
 		// Natively the workers give up at half the time limit, so that a
 		// livelock does not outlive the run.
 		Native: func() error {

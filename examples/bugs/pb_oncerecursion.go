@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A lazily loaded configuration: Get loads it once, through a Once, on first
@@ -43,8 +44,8 @@ func (c *orConfig) load() {
 const orSource = "addr=:8080\ndefault_timeout=30s\n"
 
 func init() {
-	run := func(buggy bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buggy bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			c := &orConfig{source: orSource, buggy: buggy}
 			var wg sched.WaitGroup
 			for _, key := range []string{"addr", "timeout"} {
@@ -62,7 +63,7 @@ func init() {
 		Class:  "resource deadlock / double locking (recursive Once)",
 		Buggy:  run(true),
 		Fixed:  run(false),
-		Expect: sched.Deadlock,
+		Expect: schedtest.Deadlock,
 		Native: func() error {
 			return runNative(func() error {
 				var (

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A server whose Start launches its accept loop and only then sets up the
@@ -56,8 +57,8 @@ func (s *ovServer) startFixed(conns []string) {
 }
 
 func init() {
-	run := func(start func(*ovServer, []string)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(start func(*ovServer, []string)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := &ovServer{}
 			start(s, []string{"10.0.0.1:5000"})
 			s.done.Wait()
@@ -68,7 +69,7 @@ func init() {
 		Class:  "non-blocking / order violation",
 		Buggy:  run((*ovServer).startBuggy),
 		Fixed:  run((*ovServer).startFixed),
-		Expect: sched.Panic,
+		Expect: schedtest.Panic,
 		Native: func() error {
 			return runNative(func() error {
 				type logT struct {

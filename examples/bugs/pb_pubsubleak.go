@@ -6,6 +6,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A pub/sub broker that gives each subscription an inbox the publisher
@@ -69,8 +70,8 @@ func (b *psBroker) publish(msg string) {
 }
 
 func init() {
-	run := func(fixed bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(fixed bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			b := &psBroker{subs: map[int]*psSub{}, fixed: fixed}
 			id, out := b.subscribe()
 			var wg sched.WaitGroup
@@ -93,7 +94,7 @@ func init() {
 		Class:  "communication deadlock / channel",
 		Buggy:  run(false),
 		Fixed:  run(true),
-		Expect: sched.Leak,
+		Expect: schedtest.Leak,
 		Native: func() error {
 			n := runtime.NumGoroutine()
 			err := runNative(func() error {

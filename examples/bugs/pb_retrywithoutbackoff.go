@@ -8,6 +8,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -67,8 +68,8 @@ func rbAdd(requests *chans.Chan[rbRequest], id string, delta int) (int, error) {
 }
 
 func init() {
-	run := func(dedupe bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(dedupe bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := &rbServer{requests: chans.Make[rbRequest](4), applied: map[string]int{}, dedupe: dedupe}
 			done := chans.Make[struct{}](0)
 			sched.Go(func() { s.serve(); done.Close() })
@@ -89,8 +90,8 @@ func init() {
 		Class:   "non-blocking / retry of a non-idempotent operation after a timeout",
 		Buggy:   run(false),
 		Fixed:   run(true),
-		Expect:  sched.TestFailed,
-		Options: sched.Options{Faults: map[string]float64{"counter.reply.slow": 0.2}},
+		Expect:  schedtest.TestFailed,
+		Options: schedtest.Options{Faults: map[string]float64{"counter.reply.slow": 0.2}},
 		// Natively no fault is injected: the client's timeout fires only
 		// when the machine happens to stall the server for a millisecond.
 		Native: func() error {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A bounded job table whose Submit rejects work when the table is full. The
@@ -64,8 +65,8 @@ func (m utChanMutex) Unlock() {
 }
 
 func init() {
-	run := func(submit func(*utTable, string) error) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(submit func(*utTable, string) error) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			tb := &utTable{jobs: map[string]bool{}, limit: 1}
 			var wg sched.WaitGroup
 			for _, id := range []string{"a", "b"} {
@@ -83,7 +84,7 @@ func init() {
 		Class:  "non-blocking / misuse of a mutex (unlock of an unlocked mutex)",
 		Buggy:  run((*utTable).submitBuggy),
 		Fixed:  run((*utTable).submitFixed),
-		Expect: sched.FatalError,
+		Expect: schedtest.FatalError,
 		Native: func() error {
 			return runNative(func() error {
 				var (

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -81,8 +82,8 @@ func (s *wmServer) shutdownFixed() {
 }
 
 func init() {
-	run := func(shutdown func(*wmServer)) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(shutdown func(*wmServer)) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := newWMServer()
 			sched.Go(s.acceptLoop)
 			sched.Go(func() { s.dial(1) })
@@ -105,7 +106,7 @@ func init() {
 		Class:  "non-blocking / WaitGroup misuse (Add after Wait)",
 		Buggy:  run((*wmServer).shutdownBuggy),
 		Fixed:  run((*wmServer).shutdownFixed),
-		Expect: sched.TestFailed,
+		Expect: schedtest.TestFailed,
 		Native: func() error {
 			return runNative(func() error {
 				var (

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // A fetcher that pulls shards from a server that turns a request away while
@@ -53,8 +54,8 @@ func wnFetchAll(s *wnServer, shards []string, buggy bool) {
 }
 
 func init() {
-	run := func(buggy bool) func(*sched.T) {
-		return func(t *sched.T) {
+	run := func(buggy bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			s := &wnServer{}
 			wnFetchAll(s, []string{"s1", "s2", "s3"}, buggy)
 		}
@@ -64,7 +65,7 @@ func init() {
 		Class:  "non-blocking / WaitGroup misuse (Done called twice)",
 		Buggy:  run(true),
 		Fixed:  run(false),
-		Expect: sched.Panic,
+		Expect: schedtest.Panic,
 		Native: func() error {
 			return runNative(func() error {
 				var (

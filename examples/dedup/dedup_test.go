@@ -13,8 +13,8 @@ import (
 	"github.com/dstgo/dst/examples/dedup"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
 )
@@ -58,7 +58,7 @@ func (j *job) done() bool { return j.backed && (!j.doomed || j.deleted) }
 
 // advance runs the job's next steps, each retried up to attempts times, and
 // logs what happened (the log is shown when the run fails).
-func (j *job) advance(t *sched.T, s *dedup.Store, src *dedup.Source, attempts int) {
+func (j *job) advance(t *schedtest.T, s *dedup.Store, src *dedup.Source, attempts int) {
 	if !j.backed {
 		j.err = dedup.Retry(attempts, func() error {
 			snap, err := s.Backup(src, &j.backup)
@@ -87,7 +87,7 @@ func (j *job) advance(t *sched.T, s *dedup.Store, src *dedup.Source, attempts in
 // fails the run if the store returns content other than the version it
 // backed up, or says that content is lost. It returns the restore's error
 // if every attempt failed for another reason.
-func checkRestore(t *sched.T, s *dedup.Store, src *dedup.Source, snap dedup.Snapshot, attempts int) error {
+func checkRestore(t *schedtest.T, s *dedup.Store, src *dedup.Source, snap dedup.Snapshot, attempts int) error {
 	var got []byte
 	var lost error
 	err := dedup.Retry(attempts, func() error {
@@ -117,7 +117,7 @@ func checkRestore(t *sched.T, s *dedup.Store, src *dedup.Source, snap dedup.Snap
 // checkReferences is the white-box check of the index: every reference
 // names a live backup (one that succeeded and was not deleted), and no
 // backup is referenced twice.
-func checkReferences(t *sched.T, db *dedup.DB, jobs []*job) {
+func checkReferences(t *schedtest.T, db *dedup.DB, jobs []*job) {
 	live := map[string]bool{}
 	for _, j := range jobs {
 		if j.backed && !j.doomed {
@@ -151,8 +151,8 @@ func checkReferences(t *sched.T, db *dedup.DB, jobs []*job) {
 // faults and the objects change; then it stops the faults and checks
 // progress (every job finishes, every restore succeeds) and correctness
 // (restores return what was backed up, and no reference leaks).
-func workload(newStore func(*dedup.DB, *dedup.Files) *dedup.Store) func(*sched.T) {
-	return func(t *sched.T) {
+func workload(newStore func(*dedup.DB, *dedup.Files) *dedup.Store) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		e := t.Entropy()
 		db, files, src := dedup.NewDB(), dedup.NewFiles(), dedup.NewSource()
 		s := newStore(db, files)
@@ -218,8 +218,8 @@ func workload(newStore func(*dedup.DB, *dedup.Files) *dedup.Store) func(*sched.T
 	}
 }
 
-func options(iters int) sched.Options {
-	return sched.Options{Iterations: iters, Faults: dedup.Faults()}
+func options(iters int) schedtest.Options {
+	return schedtest.Options{Iterations: iters, Faults: dedup.Faults()}
 }
 
 // TestBuggyStore is the demo: it explores the buggy store and fails with a
@@ -229,25 +229,25 @@ func options(iters int) sched.Options {
 //	DST_DEMO=1 go test ./examples/dedup -run TestBuggyStore
 func TestBuggyStore(t *testing.T) {
 	testutil.Demo(t)
-	sched.TestWith(t, options(1000), workload(dedup.NewBuggy))
+	schedtest.TestWith(t, options(1000), workload(dedup.NewBuggy))
 }
 
 // TestFixedStore explores the fixed store; every schedule passes.
 func TestFixedStore(t *testing.T) {
-	sched.TestWith(t, options(2000), workload(dedup.NewFixed))
+	schedtest.TestWith(t, options(2000), workload(dedup.NewFixed))
 }
 
 // TestFindsBothBugs checks, without failing the suite, that exploring the
 // buggy store finds both bugs unaided, each as a failing run of its own
 // whose trace can be saved.
 func TestFindsBothBugs(t *testing.T) {
-	found := map[string]*sched.Result{}
+	found := map[string]*schedtest.Result{}
 	runs := map[string]int{}
 	total := 0
 	for seed := uint64(1); seed <= 40 && len(found) < 2; seed++ {
 		opts := options(500)
 		opts.Seed = seed
-		res, err := sched.Explore(opts, workload(dedup.NewBuggy))
+		res, err := schedtest.Explore(opts, workload(dedup.NewBuggy))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestFindsBothBugs(t *testing.T) {
 		if code := cli.Main([]string{"summary", path}, &out, &errb); code != cli.ExitOK || !strings.Contains(out.String(), bug) {
 			t.Errorf("dstreplay summary of the %q trace: exit %d\n%s%s", bug, code, out.String(), errb.String())
 		}
-		again, err := replay.File(path, workload(dedup.NewBuggy))
+		again, err := schedtest.Replay(path, workload(dedup.NewBuggy))
 		if err != nil || again.Failure == nil || again.Failure.Message != res.Failure.Message {
 			t.Errorf("replaying the %q trace: %v, %v", bug, err, again.Failure)
 		}
@@ -301,7 +301,7 @@ func TestFaultsFire(t *testing.T) {
 	for seed := uint64(1); seed <= 50 && len(seen) < len(want); seed++ {
 		opts := options(1)
 		opts.Seed = seed
-		res, err := sched.Run(opts, workload(dedup.NewFixed))
+		res, err := schedtest.Run(opts, workload(dedup.NewFixed))
 		if err != nil {
 			t.Fatal(err)
 		}

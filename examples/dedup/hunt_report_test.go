@@ -7,7 +7,7 @@ import (
 
 	"github.com/dstgo/dst/examples/dedup"
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 var huntFlags = testutil.HuntFlags("the store's bugs")
@@ -44,10 +44,10 @@ func TestHuntReport(t *testing.T) {
 		{"dedup: either bug", dedup.Faults(), []string{leakedRef, wrongContent}},
 	}
 	for _, tc := range cases {
-		is := func(f *sched.Failure) bool {
-			return f.Kind == sched.TestFailed && slices.ContainsFunc(tc.msgs, func(m string) bool { return strings.Contains(f.Message, m) })
+		is := func(f *schedtest.Failure) bool {
+			return f.Kind == schedtest.TestFailed && slices.ContainsFunc(tc.msgs, func(m string) bool { return strings.Contains(f.Message, m) })
 		}
-		report.Measure(tc.name, sched.Options{Faults: tc.faults}, workload(dedup.NewBuggy), is)
+		report.Measure(tc.name, schedtest.Options{Faults: tc.faults}, workload(dedup.NewBuggy), is)
 	}
 	report.Log()
 }

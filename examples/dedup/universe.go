@@ -57,7 +57,7 @@ var (
 const ClientTimeout = time.Second
 
 // Faults are the probabilities of the universe's named faults, for
-// sched.Options.Faults: plain errors, timeouts, and whether a timed-out
+// schedtest.Options.Faults: plain errors, timeouts, and whether a timed-out
 // write was applied anyway.
 func Faults() map[string]float64 {
 	return map[string]float64{

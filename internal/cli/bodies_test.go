@@ -8,10 +8,11 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // abba deadlocks in some schedules.
-func abba(t *sched.T) {
+func abba(t *schedtest.T) {
 	var a, b sched.Mutex
 	var wg sched.WaitGroup
 	wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
@@ -23,7 +24,7 @@ func abba(t *sched.T) {
 // fixed seed.
 func failingTrace(t *testing.T) string {
 	t.Helper()
-	res, err := sched.Explore(sched.Options{Seed: 7, Iterations: 300, Strategy: "random"}, abba)
+	res, err := schedtest.Explore(schedtest.Options{Seed: 7, Iterations: 300, Strategy: "random"}, abba)
 	if err != nil || res.Failure == nil {
 		t.Fatalf("no failure: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 	"go.uber.org/goleak"
@@ -97,7 +98,7 @@ func TestDiff(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "the traces have the same") {
 		t.Fatalf("diff of a trace with itself: exit %d\n%s", code, out)
 	}
-	res, _ := sched.Run(sched.Options{Seed: 99, Record: true}, abba)
+	res, _ := schedtest.Run(schedtest.Options{Seed: 99, Record: true}, abba)
 	b := filepath.Join(t.TempDir(), "other.trace")
 	if err := res.WriteTrace(b); err != nil {
 		t.Fatal(err)
@@ -150,7 +151,7 @@ func TestBadInput(t *testing.T) {
 	cut := filepath.Join(dir, "cut.trace")
 	os.WriteFile(cut, full[:len(full)*2/3], 0o644)
 	out, e, code := run("show", cut)
-	if code != cli.ExitFailure || !strings.Contains(e, "cut short") || !strings.Contains(out, "# test: sched.Explore") {
+	if code != cli.ExitFailure || !strings.Contains(e, "cut short") || !strings.Contains(out, "# test: schedtest.Explore") {
 		t.Errorf("truncated: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, e)
 	}
 }
@@ -173,7 +174,7 @@ func TestExportPerfetto(t *testing.T) {
 // is blocked: the timer wakes it, and it runs on without a switch.
 func selfWakeTrace(t *testing.T) string {
 	t.Helper()
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(t *schedtest.T) {
 		c := chans.Make[int](0)
 		sched.Go(func() { c.Recv() })
 		vtime.Sleep(time.Millisecond) // the other one blocks meanwhile
@@ -326,7 +327,7 @@ func TestExec(t *testing.T) {
 	}
 	// A trace that no go test test recorded cannot be re-run.
 	if _, e, code := run("exec", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
-		t.Errorf("exec of a sched.Explore trace: exit %d %q", code, e)
+		t.Errorf("exec of a schedtest.Explore trace: exit %d %q", code, e)
 	}
 	// A trace of a package that is not here: nothing to build, and it says
 	// which package.
@@ -358,26 +359,26 @@ func TestExec(t *testing.T) {
 // The header says "seed" only when the seed reproduces the schedule; a
 // schedule from a recording (a replayed handle) says so.
 func TestScheduleLabel(t *testing.T) {
-	body := func(t *sched.T) { sched.Yield() }
-	bySeed, err := sched.Run(sched.Options{Seed: 5, Strategy: "random", Record: true}, body)
+	body := func(t *schedtest.T) { sched.Yield() }
+	bySeed, err := schedtest.Run(schedtest.Options{Seed: 5, Strategy: "random", Record: true}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byRec, err := sched.Run(sched.Options{Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
+	byRec, err := schedtest.Run(schedtest.Options{Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A recording beside a seed: the recording runs, the seed does not.
-	byBoth, err := sched.Run(sched.Options{Seed: 77, Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
+	byBoth, err := schedtest.Run(schedtest.Options{Seed: 77, Recording: bySeed.Recording, Strategy: "random", Record: true}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	byZero, err := sched.Run(sched.Options{Strategy: "random", Record: true}, body) // seed 0
+	byZero, err := schedtest.Run(schedtest.Options{Strategy: "random", Record: true}, body) // seed 0
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		res  *sched.Result
+		res  *schedtest.Result
 		want string
 	}{{bySeed, "(random, seed 0x5)"}, {byRec, "(random, from a recording)"}, {byBoth, "(random, from a recording)"},
 		{byZero, "(random, seed 0x0)"}} {

@@ -39,7 +39,7 @@ func TestDebug(t *testing.T) {
 			t.Errorf("a truncated trace: exit %d %q", code, e)
 		}
 		if _, e, code := run("debug", failingTrace(t)); code != cli.ExitUsage || !strings.Contains(e, "not recorded by a go test test") {
-			t.Errorf("a sched.Explore trace: exit %d %q", code, e)
+			t.Errorf("a schedtest.Explore trace: exit %d %q", code, e)
 		}
 		for _, s := range []string{"-1", fmt.Sprint(last + 1)} {
 			want := fmt.Sprintf("--step %s is out of range: the steps of %s are 1 to %d", s, path, last)

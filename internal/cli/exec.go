@@ -85,7 +85,7 @@ func openRecorded(e *env, cmd, arg string) (path string, r *trace.Reader, pkg st
 	}
 	h := &r.Header
 	pkg = strings.TrimSuffix(h.Package, "_test")
-	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") {
+	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") || strings.HasPrefix(h.Test, "schedtest.") {
 		fmt.Fprintf(e.stderr, "dstreplay %s: %s was not recorded by a go test test (test %q, package %q): nothing to re-run\n", cmd, arg, h.Test, h.Package)
 		r.Close()
 		return "", nil, "", false

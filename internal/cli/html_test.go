@@ -20,6 +20,7 @@ import (
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 )
@@ -216,11 +217,11 @@ func TestHTML(t *testing.T) {
 			t.Errorf("the page lacks %q", s)
 		}
 	}
-	// The source around the locations (lines 17 to 19), ±3 lines.
+	// The source around the locations (lines 18 to 20), ±3 lines.
 	src := p.Src[f.evs[p.Select].Loc.File]
-	_, before := src[13]
-	_, after := src[23]
-	if !strings.Contains(src[19], "wg.Wait()") || src[14] == "" || src[22] == "" || before || after {
+	_, before := src[14]
+	_, after := src[24]
+	if !strings.Contains(src[20], "wg.Wait()") || src[15] == "" || src[23] == "" || before || after {
 		t.Errorf("embedded source of bodies_test.go: %v", src)
 	}
 
@@ -247,7 +248,7 @@ func TestHTML(t *testing.T) {
 // and checks that it stays data, and that the panic is the failure.
 func TestHTMLEscapes(t *testing.T) {
 	const msg = "</script><script>alert(1)</script><!--"
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(t *schedtest.T) {
 		done := chans.Make[int](0)
 		sched.Go(func() { done.Send(1) })
 		done.Recv()
@@ -281,7 +282,7 @@ func TestHTMLEscapes(t *testing.T) {
 // times, sleeping between: wakes, and virtual time that moves.
 func pingPongTrace(t *testing.T, rounds int) string {
 	t.Helper()
-	res, err := sched.Run(sched.Options{Seed: 3, Record: true, MaxSteps: 100 * rounds}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 3, Record: true, MaxSteps: 100 * rounds}, func(t *schedtest.T) {
 		ping, pong := chans.Make[int](0), chans.Make[int](0)
 		sched.Go(func() {
 			for v := range ping.All() {
@@ -362,7 +363,7 @@ func TestHTMLBadInput(t *testing.T) {
 		t.Fatalf("cut in its first frame: exit %d %q", code, e)
 	}
 	text, p = readPage(t, filepath.Join(dir, "empty.html"))
-	if p.N != 0 || p.Notice == "" || !strings.Contains(text, "sched.Explore") {
+	if p.N != 0 || p.Notice == "" || !strings.Contains(text, "schedtest.Explore") {
 		t.Errorf("cut in its first frame: %d events, notice %q", p.N, p.Notice)
 	}
 	for _, s := range []string{`"lanes":[]`, `"wakes":[]`, `"fail":[]`, `"strs":[]`, `"k":[]`} {

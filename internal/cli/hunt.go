@@ -33,7 +33,7 @@ import (
 // runs them as worker processes with -dst.strategy=hunt, shares the workers
 // out among the tests, and gathers what the workers report on stdout.
 
-const huntHelp = `Hunt searches the tests that call sched.Test for failing schedules, with a
+const huntHelp = `Hunt searches the tests that call schedtest.Test for failing schedules, with a
 coverage-guided fuzz loop in each of -j worker processes, until its budget is spent:
 -time of wall-clock time, or -execs executions across all workers, whichever comes first
 (-time 1m when neither is given). Packages are given as to go test (default .).
@@ -48,7 +48,7 @@ turns in batches of -batch: every test has one batch first, then a free worker's
 test is drawn at random, favouring the tests whose last batches found new coverage and
 those that have run few executions so far; every test keeps a minimum chance, so none
 starves. A test that reports no progress
-(it does not call sched.Test) is run once and then left out.
+(it does not call schedtest.Test) is run once and then left out.
 
 Each failure is shrunk by the worker that found it and saved, under each package's
 testdata/dst or under -dir, and printed with the commands that open it (dstreplay show,
@@ -67,7 +67,7 @@ SIGTERM, which are passed on to the workers) a summary goes to stdout: per test,
 executions, corpus, coverage and failures, and for each failure its kind, message, the
 sizes of its schedule before and after shrinking, and how to open it. Hunt exits with 1
 when it found a failure, 0 when it found none, and 2 when the packages do not build, no
-test matches, or no test calls sched.Test.`
+test matches, or no test calls schedtest.Test.`
 
 // recoverCrash saves the input a dead worker was running; a variable so
 // that tests can stand in for it.
@@ -324,7 +324,7 @@ type huntTest struct {
 	corpusSize, cover int       // the latest report's
 	batches           int       // processes that ended
 	sinceNew          int       // batches since the last one that found new coverage
-	sched             bool      // it reported progress: it calls sched.Test
+	sched             bool      // it reported progress: it calls schedtest.Test
 	running           int       // its worker processes
 	crashes           int       // in a row, without progress in between
 	notBefore         time.Time // after a crash, when to start it again
@@ -848,9 +848,9 @@ func (h *hunter) exited(p *proc, err error) {
 	case p.stopping:
 		// Stopped by the hunt: no crash.
 	case !p.sawStatus && err == nil:
-		t.dropped = "no progress reported: skipped, or no sched.Test"
+		t.dropped = "no progress reported: skipped, or no schedtest.Test"
 		if h.cfg.verbose {
-			fmt.Fprintf(h.stderr, "dstreplay hunt: %s reported no progress (it was skipped, or does not call sched.Test); left out\n", t)
+			fmt.Fprintf(h.stderr, "dstreplay hunt: %s reported no progress (it was skipped, or does not call schedtest.Test); left out\n", t)
 		}
 	default:
 		h.crashed(p, err)
@@ -1151,7 +1151,7 @@ func (h *hunter) summary(now time.Time) int {
 	if len(h.findings) == 0 {
 		fmt.Fprintf(w, "\nno failures\n")
 		if !sched {
-			fmt.Fprintf(h.stderr, "dstreplay hunt: none of the tests calls sched.Test: nothing was hunted\n")
+			fmt.Fprintf(h.stderr, "dstreplay hunt: none of the tests calls schedtest.Test: nothing was hunted\n")
 			return ExitUsage
 		}
 		return ExitOK

@@ -395,7 +395,7 @@ func TestHunterSeveralTests(t *testing.T) {
 		// The package first: go test passes what follows a -dst flag to the test.
 		"go test -count=1 example.com/fake -run '^TestCrash$' -dst.input=" + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.input") + "\n",
 		"its trace up to the crash: dstreplay " + filepath.Join(h.cfg.dir, "TestCrash", "crash-1234.trace") + "\n",
-		"(no progress reported: skipped, or no sched.Test)",
+		"(no progress reported: skipped, or no schedtest.Test)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the summary lacks %q", want)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -23,7 +24,7 @@ import (
 // goroutines (the main goroutine waits for both).
 func deadlockTrace(t *testing.T) string {
 	t.Helper()
-	res, err := sched.Explore(sched.Options{Seed: 7, Iterations: 300, Strategy: "random"}, func(t *sched.T) {
+	res, err := schedtest.Explore(schedtest.Options{Seed: 7, Iterations: 300, Strategy: "random"}, func(t *schedtest.T) {
 		var a, b sched.Mutex
 		var wg sched.WaitGroup
 		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
@@ -471,7 +472,7 @@ func TestStepperInTerminal(t *testing.T) {
 // of the check, which the failure's message names, rather than the last
 // scheduling point before it.
 func TestStepperShowsWhereTheTestFailed(t *testing.T) {
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(t *schedtest.T) {
 		sched.Yield()
 		t.Error("the check that failed") // marker: stepper-failure-line
 	})

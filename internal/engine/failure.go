@@ -195,10 +195,11 @@ func dropDigits(s string) string {
 
 // schedulerPrefixes start the functions of the frames that run every
 // managed goroutine's function: the engine's, sched's wrappers (sched.Go,
-// WaitGroup.Go, the test body's), and iter.Pull's coroutine.
+// WaitGroup.Go), the harness's call of the test body (schedtest), and
+// iter.Pull's coroutine.
 var schedulerPrefixes = func() []string {
 	module := strings.TrimSuffix(enginePrefix, "internal/engine.")
-	return []string{enginePrefix, module + "sched.", "iter.Pull[", "runtime.corostart"}
+	return []string{enginePrefix, module + "sched.", module + "sched/schedtest.", "iter.Pull[", "runtime.corostart"}
 }()
 
 // userStack is a goroutine's stack as a report shows it: without the

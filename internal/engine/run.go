@@ -772,7 +772,7 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		r.finish(nil)
 	default:
 		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
-			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *sched.T the body receives)", g.ID)})
+			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *schedtest.T the body receives)", g.ID)})
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // HuntFlags registers -huntreport, -huntseeds and -huntbudget for a package's
@@ -63,7 +63,7 @@ type huntCell struct {
 // budget each, counting for each seed the executions it took to find a
 // failure that is the bug (is reports true); a failure that is not the bug
 // counts as not found, and is logged. It adds the bug's row to the table.
-func (r *HuntReport) Measure(name string, o sched.Options, body func(*sched.T), is func(*sched.Failure) bool) {
+func (r *HuntReport) Measure(name string, o schedtest.Options, body func(*schedtest.T), is func(*schedtest.Failure) bool) {
 	t := r.t
 	t.Helper()
 	cells := make([]huntCell, len(HuntStrategies))
@@ -73,7 +73,7 @@ func (r *HuntReport) Measure(name string, o sched.Options, body func(*sched.T), 
 		for s := 1; s <= r.seeds; s++ {
 			o := o
 			o.Strategy, o.Seed, o.Iterations = strategy, uint64(s), r.budget
-			res, err := sched.Explore(o, body)
+			res, err := schedtest.Explore(o, body)
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", strategy, s, err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 	"go.uber.org/goleak"
 )
 
@@ -46,8 +47,8 @@ func TestMethodSetsMatchSyncAtomic(t *testing.T) {
 // A read-modify-write made of a Load and a Store loses updates when another
 // goroutine runs between them: each atomic operation is a scheduling point,
 // so the scheduler finds it. Add does not.
-func increments(useAdd bool) func(*sched.T) {
-	return func(t *sched.T) {
+func increments(useAdd bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var n atomic.Int64
 		var wg sched.WaitGroup
 		for range 2 {
@@ -67,14 +68,14 @@ func increments(useAdd bool) func(*sched.T) {
 }
 
 func TestAtomicOperationsAreSchedulingPoints(t *testing.T) {
-	res, err := sched.Explore(sched.Options{Seed: 3, Iterations: 200}, increments(false))
+	res, err := schedtest.Explore(schedtest.Options{Seed: 3, Iterations: 200}, increments(false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Failure == nil || res.Failure.Kind != sched.TestFailed || !strings.Contains(res.Failure.Error(), "n = 1, want 2") {
+	if res.Failure == nil || res.Failure.Kind != schedtest.TestFailed || !strings.Contains(res.Failure.Error(), "n = 1, want 2") {
 		t.Fatalf("the lost update was not found: %+v", res.Failure)
 	}
-	res, _ = sched.Explore(sched.Options{Seed: 3, Iterations: 200}, increments(true))
+	res, _ = schedtest.Explore(schedtest.Options{Seed: 3, Iterations: 200}, increments(true))
 	if res.Failure != nil {
 		t.Fatalf("Add lost an update: %v", res.Failure)
 	}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/context"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -18,12 +20,12 @@ import (
 var start = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // run executes body once under the scheduler and fails t if the run fails.
-func run(t *testing.T, opts sched.Options, body func(*sched.T)) {
+func run(t *testing.T, opts schedtest.Options, body func(*schedtest.T)) {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 1
 	}
-	res, err := sched.Run(opts, body)
+	res, err := schedtest.Run(opts, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,26 +36,17 @@ func run(t *testing.T, opts sched.Options, body func(*sched.T)) {
 
 // explore runs body for n schedules from a fixed seed and fails t at the
 // first failing one.
-func explore(t *testing.T, n int, opts sched.Options, body func(*sched.T)) {
+func explore(t *testing.T, n int, opts schedtest.Options, body func(*schedtest.T)) {
 	t.Helper()
 	if opts.Seed == 0 {
 		opts.Seed = 7
 	}
 	opts.Iterations = n
-	res, err := sched.Explore(opts, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure != nil {
-		t.Fatalf("schedule %d failed (seed %#x):\n%s", res.Schedule, res.Seed, res.Failure)
-	}
-	if res.Schedule != n {
-		t.Fatalf("ran %d schedules, want %d", res.Schedule, n)
-	}
+	testutil.Pass(t, opts, body)
 }
 
 // at checks that the virtual clock reads want.
-func at(t *sched.T, what string, want time.Time) {
+func at(t *schedtest.T, what string, want time.Time) {
 	if got := vtime.Now(); !got.Equal(want) {
 		t.Errorf("%s: vtime.Now() = %v, want %v (offset %v)", what, got, want, got.Sub(want))
 	}
@@ -67,7 +60,7 @@ func canceled(ctx context.Context) bool {
 type key string
 
 func TestWithCancel(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		if err := ctx.Err(); err != nil {
 			t.Errorf("Err before cancel = %v", err)
@@ -101,7 +94,7 @@ func TestWithCancel(t *testing.T) {
 }
 
 func TestDoneUnblocksWaiter(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		woke := chans.Make[time.Time](1)
 		for range 3 {
@@ -127,7 +120,7 @@ func TestDoneUnblocksWaiter(t *testing.T) {
 }
 
 func TestDoneInSelect(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		work := chans.Make[int](0)
 		result := chans.Make[string](1)
@@ -154,7 +147,7 @@ func TestDoneInSelect(t *testing.T) {
 }
 
 func TestCancelPropagatesToChildrenNotParents(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		root, cancelRoot := context.WithCancel(context.Background())
 		defer cancelRoot()
 		parent, cancelParent := context.WithCancel(root)
@@ -204,7 +197,7 @@ func TestCancelPropagatesToChildrenNotParents(t *testing.T) {
 func TestCancelReachesEveryChild(t *testing.T) {
 	for _, byDeadline := range []bool{false, true} {
 		t.Run(fmt.Sprintf("deadline=%v", byDeadline), func(t *testing.T) {
-			explore(t, 20, sched.Options{}, func(t *sched.T) {
+			explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 				var parent context.Context
 				var cancel context.CancelFunc
 				if byDeadline {
@@ -241,7 +234,7 @@ func TestCancelReachesEveryChild(t *testing.T) {
 }
 
 func TestCancelChildDoesNotCancelParent(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		parent, cancelParent := context.WithCancel(context.Background())
 		child, cancelChild := context.WithCancel(parent)
 		cancelChild()
@@ -259,7 +252,7 @@ func TestCancelChildDoesNotCancelParent(t *testing.T) {
 }
 
 func TestChildOfCanceledParent(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		parent, cancel := context.WithCancelCause(context.Background())
 		boom := errors.New("boom")
 		cancel(boom)
@@ -275,7 +268,7 @@ func TestChildOfCanceledParent(t *testing.T) {
 }
 
 func TestWithCancelCause(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		boom := errors.New("boom")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		child, cancelChild := context.WithCancel(context.WithValue(ctx, key("a"), 1))
@@ -314,7 +307,7 @@ func TestWithCancelCause(t *testing.T) {
 
 func TestDeadlineIsVirtual(t *testing.T) {
 	s := time.Date(2024, time.February, 29, 12, 0, 0, 0, time.UTC)
-	run(t, sched.Options{Start: s}, func(t *sched.T) {
+	run(t, schedtest.Options{Start: s}, func(t *schedtest.T) {
 		vtime.Sleep(10 * time.Second)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -339,7 +332,7 @@ func TestDeadlineIsVirtual(t *testing.T) {
 // A goroutine waiting for a result that comes only after an hour, or for
 // the context, wakes at exactly the deadline.
 func TestTimeoutWakesSelectAtDeadline(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		slow := chans.Make[int](1)
@@ -363,7 +356,7 @@ func TestTimeoutWakesSelectAtDeadline(t *testing.T) {
 }
 
 func TestDeadlineReachesWaitingGoroutine(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		dl := start.Add(90 * time.Minute)
 		ctx, cancel := context.WithDeadline(context.Background(), dl)
 		defer cancel()
@@ -388,7 +381,7 @@ func TestDeadlineReachesWaitingGoroutine(t *testing.T) {
 }
 
 func TestParentEarlierDeadlineWins(t *testing.T) {
-	explore(t, 20, sched.Options{}, func(t *sched.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 		parent, cancelParent := context.WithTimeout(context.Background(), time.Second)
 		defer cancelParent()
 		child, cancelChild := context.WithTimeout(parent, time.Hour)
@@ -415,7 +408,7 @@ func TestParentEarlierDeadlineWins(t *testing.T) {
 }
 
 func TestDeadlineInThePast(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		vtime.Sleep(time.Minute)
 		for _, d := range []time.Time{vtime.Now(), vtime.Now().Add(-time.Nanosecond), start.Add(-time.Hour)} {
 			ctx, cancel := context.WithDeadline(context.Background(), d)
@@ -443,7 +436,7 @@ func TestDeadlineInThePast(t *testing.T) {
 }
 
 func TestWithDeadlineCause(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		slow := errors.New("too slow")
 		ctx, cancel := context.WithDeadlineCause(context.Background(), start.Add(time.Second), slow)
 		defer cancel()
@@ -475,7 +468,7 @@ func TestWithDeadlineCause(t *testing.T) {
 }
 
 func TestAfterFunc(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		ran := chans.Make[time.Time](0) // unbuffered: f blocks until received
 		stop := context.AfterFunc(ctx, func() {
@@ -497,7 +490,7 @@ func TestAfterFunc(t *testing.T) {
 }
 
 func TestAfterFuncOnDeadline(t *testing.T) {
-	explore(t, 20, sched.Options{}, func(t *sched.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 		defer cancel()
 		ran := chans.Make[time.Time](1)
@@ -509,7 +502,7 @@ func TestAfterFuncOnDeadline(t *testing.T) {
 }
 
 func TestAfterFuncStop(t *testing.T) {
-	explore(t, 20, sched.Options{}, func(t *sched.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		ran := chans.Make[int](1)
 		stop := context.AfterFunc(ctx, func() { ran.Send(1) })
@@ -528,7 +521,7 @@ func TestAfterFuncStop(t *testing.T) {
 }
 
 func TestAfterFuncAlreadyCanceled(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		ran := chans.Make[int](0)
@@ -541,7 +534,7 @@ func TestAfterFuncAlreadyCanceled(t *testing.T) {
 }
 
 func TestWithoutCancel(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		parent, cancel := context.WithTimeout(context.WithValue(context.Background(), key("k"), "v"), time.Second)
 		ctx := context.WithoutCancel(parent)
 		cancel()
@@ -578,7 +571,7 @@ func TestWithoutCancel(t *testing.T) {
 }
 
 func TestBlockedOnDoneIsReportedAsLeak(t *testing.T) {
-	res, err := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		_ = cancel // never called
 		sched.Go(func() { context.Done(ctx).Recv() })
@@ -590,7 +583,7 @@ func TestBlockedOnDoneIsReportedAsLeak(t *testing.T) {
 	if f == nil {
 		t.Fatal("run passed; want a leak")
 	}
-	if f.Kind != sched.Leak {
+	if f.Kind != schedtest.Leak {
 		t.Errorf("kind %q, want leak", f.Kind)
 	}
 	if !strings.Contains(f.Error(), "Context.Done") {
@@ -601,7 +594,7 @@ func TestBlockedOnDoneIsReportedAsLeak(t *testing.T) {
 	}
 
 	// Blocked in a select on Done and a channel nobody sends on.
-	res, err = sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+	res, err = schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		_ = cancel
 		c := chans.Make[int](0)
@@ -610,14 +603,14 @@ func TestBlockedOnDoneIsReportedAsLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Failure == nil || res.Failure.Kind != sched.Deadlock {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Deadlock {
 		t.Fatalf("want a deadlock, got %+v", res.Failure)
 	}
 }
 
 // Err is a scheduling point: polling it lets the canceling goroutine run.
 func TestErrPollingTerminates(t *testing.T) {
-	explore(t, 50, sched.Options{MaxSteps: 20000}, func(t *sched.T) {
+	explore(t, 50, schedtest.Options{MaxSteps: 20000}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -635,7 +628,7 @@ func TestErrPollingTerminates(t *testing.T) {
 }
 
 func TestStringAndTypes(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if got, want := fmt.Sprint(ctx), "context.Background.WithCancel"; got != want {
@@ -809,7 +802,7 @@ func TestStandardParentCanceledBeforeRun(t *testing.T) {
 	boom := errors.New("boom")
 	parent, cancel := stdcontext.WithCancelCause(stdcontext.Background())
 	cancel(boom)
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		child, cancelChild := context.WithCancel(parent)
 		defer cancelChild()
 		if child.Err() != context.Canceled || !canceled(child) {
@@ -829,7 +822,7 @@ func TestStandardParentCanceledBeforeRun(t *testing.T) {
 // data race.
 func firedElsewhere(t *testing.T, arm func() (wait func())) {
 	t.Helper()
-	explore(t, 10, sched.Options{Strategy: "random"}, func(t *sched.T) {
+	explore(t, 10, schedtest.Options{Strategy: "random"}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() {
 			for range 20 {
@@ -882,7 +875,7 @@ func TestRaceAfterFuncOnDeadlinePassedByAnotherGoroutine(t *testing.T) {
 // (here a channel the body made after starting the canceler) is reported
 // as a data race. (Passes without -race.)
 func TestRaceAfterFuncCanceledByAnotherGoroutine(t *testing.T) {
-	explore(t, 10, sched.Options{Strategy: "random"}, func(t *sched.T) {
+	explore(t, 10, schedtest.Options{Strategy: "random"}, func(t *schedtest.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -905,7 +898,7 @@ func TestNilParentPanics(t *testing.T) {
 		cancel()
 		return nil
 	}()
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		got := func() (r any) {
 			defer func() { r = recover() }()
 			_, cancel := context.WithCancel(nil)
@@ -922,7 +915,7 @@ func TestNilParentPanics(t *testing.T) {
 // package's: Go prints "<parent>.WithDeadline(<deadline> [<time until the
 // deadline>])", the shim omits the " [<remaining>]" part.
 func TestDeadlineString(t *testing.T) {
-	run(t, sched.Options{}, func(t *sched.T) {
+	run(t, schedtest.Options{}, func(t *schedtest.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		want := "context.Background.WithDeadline(" + start.Add(time.Second).String() + " [1s])"
@@ -939,7 +932,7 @@ func TestDeadlineString(t *testing.T) {
 // goroutine of its own to watch the parent, and the run failed with an
 // escape, or the child stayed uncancelled.
 func TestStandardChildOfRunContext(t *testing.T) {
-	explore(t, 30, sched.Options{}, func(t *sched.T) {
+	explore(t, 30, schedtest.Options{}, func(t *schedtest.T) {
 		parent, cancel := context.WithCancel(context.Background())
 		child, cancelChild := stdcontext.WithTimeout(parent, time.Hour)
 		defer cancelChild()

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 func TestLostUpdate(t *testing.T) {
 	if os.Getenv("DST_DEBUGME") == "" {
 		t.Skip("a failing test for dstreplay debug; set DST_DEBUGME=1")
 	}
-	sched.Test(t, func(t *sched.T) {
+	schedtest.Test(t, func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		total := 0

@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -22,7 +23,7 @@ func TestChildCrash(t *testing.T) {
 	if os.Getenv("DST_CHILD") != "crash" {
 		t.Skip("run by TestCrashTrace")
 	}
-	sched.Test(t, func(t *sched.T) {
+	schedtest.Test(t, func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		for range 2 {

@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"os"
@@ -7,18 +7,19 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 // TestHuntFindsBugs: the hunt strategy finds the bugs the other strategies
 // find, and reports them shrunk.
 func TestHuntFindsBugs(t *testing.T) {
-	for name, body := range map[string]func(*sched.T){
+	for name, body := range map[string]func(*schedtest.T){
 		"abba":    abba(false),
 		"counter": counter(true),
 		"leak":    waitGroupLeak(true),
 	} {
 		t.Run(name, func(t *testing.T) {
-			res, err := sched.Explore(sched.Options{Strategy: "hunt", Seed: 3, Iterations: 5000}, body)
+			res, err := schedtest.Explore(schedtest.Options{Strategy: "hunt", Seed: 3, Iterations: 5000}, body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -34,7 +35,7 @@ func TestHuntFindsBugs(t *testing.T) {
 
 // TestHuntPassesCorrectCode: no false alarms from mutated schedules.
 func TestHuntPassesCorrectCode(t *testing.T) {
-	res, err := sched.Explore(sched.Options{Strategy: "hunt", Seed: 5, Iterations: 2000}, abba(true))
+	res, err := schedtest.Explore(schedtest.Options{Strategy: "hunt", Seed: 5, Iterations: 2000}, abba(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestHuntPassesCorrectCode(t *testing.T) {
 // preemptionBug fails only when the second goroutine runs between the
 // first one's two steps: one preemption is the least that shows it, while
 // a random walk usually takes several.
-func preemptionBug(t *sched.T) {
+func preemptionBug(t *schedtest.T) {
 	var mu sched.Mutex
 	var wg sched.WaitGroup
 	x := 0
@@ -80,7 +81,7 @@ func preemptionBug(t *sched.T) {
 // preemptions that show it, and the report says how big it was before.
 func TestShrinkMinimizesPreemptions(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		res, err := sched.Explore(sched.Options{Strategy: "random", Seed: seed, Iterations: 10000}, preemptionBug)
+		res, err := schedtest.Explore(schedtest.Options{Strategy: "random", Seed: seed, Iterations: 10000}, preemptionBug)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestShrinkMinimizesPreemptions(t *testing.T) {
 			t.Errorf("seed %d: shrunk to %d preemptions, want 1 (steps %d)", seed, res.Preemptions, res.Steps)
 		}
 		// The shrunk schedule replays to the same failure.
-		again, _ := sched.Run(sched.Options{Strategy: "random", Recording: res.Recording}, preemptionBug)
+		again, _ := schedtest.Run(schedtest.Options{Strategy: "random", Recording: res.Recording}, preemptionBug)
 		if again.Failure == nil || again.Failure.Kind != res.Failure.Kind || again.Steps != res.Steps {
 			t.Errorf("seed %d: the shrunk recording replays as %v, %d steps; want %v, %d steps",
 				seed, again.Failure, again.Steps, res.Failure, res.Steps)
@@ -120,7 +121,7 @@ func FuzzChild(f *testing.F) {
 	}
 	// A word of 2^63 makes the body's first draw Choice(2) give 1.
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0x80})
-	sched.Fuzz(f, func(t *sched.T) {
+	schedtest.Fuzz(f, func(t *schedtest.T) {
 		if t.Entropy().Choice(2) == 1 {
 			t.Error("the fuzzer chose 1")
 		}

@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"crypto/rand"
@@ -38,7 +38,7 @@ func Test(t *testing.T, body func(*T)) {
 // can make them depend on each other.
 func TestWith(t *testing.T, opts Options, body func(*T)) {
 	t.Helper()
-	refuseNested("sched.Test")
+	refuseNested("schedtest.Test")
 	o, err := opts.withFlags()
 	if err == nil {
 		o, err = o.withDefaults()
@@ -116,17 +116,17 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 // reading flags, and returns the first failing schedule's result, or the
 // last passing one. Result.Schedule says how many schedules ran.
 func Explore(opts Options, body func(*T)) (*Result, error) {
-	refuseNested("sched.Explore")
+	refuseNested("schedtest.Explore")
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	x := explore(o, "sched.Explore", nil, body, nil)
+	x := explore(o, "schedtest.Explore", nil, body, nil)
 	if x.err != nil {
 		return nil, x.err
 	}
 	if x.res.Failure != nil && len(x.found) == 0 {
-		x = shrinkFailure(o, "sched.Explore", nil, body, x)
+		x = shrinkFailure(o, "schedtest.Explore", nil, body, x)
 	}
 	return x.res, nil
 }
@@ -197,7 +197,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 // through its *testing.T rather than the body's *T.
 func outerFailedReport(name string, o Options, x exploration) string {
 	return fmt.Sprintf("sched: %s was failed through its *testing.T in schedule %d (%s); the exploration stopped there.\n"+
-		"Inside the body, fail through the *sched.T it receives (t.Error, t.Fatal, ...), not the test's own t:\n"+
+		"Inside the body, fail through the *schedtest.T it receives (t.Error, t.Fatal, ...), not the test's own t:\n"+
 		"then the scheduler reports which goroutine failed and where, shrinks the schedule and saves its trace.\n"+
 		"\nreproduce:\n  %s\n",
 		name, x.n, x.s.describe(x.res), reproduceLine(name, o, x.drawn()))

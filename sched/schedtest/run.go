@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"fmt"
@@ -108,13 +108,13 @@ func refuseNested(what string) {
 // that its report says where each goroutine was. Run returns an error only
 // for invalid options.
 func Run(opts Options, body func(*T)) (*Result, error) {
-	refuseNested("sched.Run")
+	refuseNested("schedtest.Run")
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	s := o.schedule(0, o.Seed, minPCTSteps)
-	res, _ := s.run(o, "sched.Run", nil, body)
+	res, _ := s.run(o, "schedtest.Run", nil, body)
 	return res, nil
 }
 

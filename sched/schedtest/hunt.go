@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"flag"
@@ -8,20 +8,8 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/fuzzloop"
-	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/huntwire"
 )
-
-// Reach marks a point of interest, such as "the retry path ran" or "the
-// cache was refilled", for a hunt (Options.Strategy "hunt"): a schedule that
-// reaches a mark, or reaches it more often, than any before counts as new
-// coverage and is kept to be mutated further. Outside a hunt, and outside
-// a run, it does nothing. It is not a scheduling point.
-func Reach(name string) {
-	if g := engine.Current(); g != nil {
-		g.Reach(name)
-	}
-}
 
 // hunt explores body with a coverage-guided fuzz loop until a schedule fails
 // (or, with -dst.keepgoing, until the budget is spent, saving every distinct

@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"fmt"
@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/atomic"
+	"github.com/dstgo/dst/sched/schedtest"
 	"go.uber.org/goleak"
 )
 
@@ -20,7 +22,7 @@ import (
 // Those deferred calls still run as managed goroutines of the run.
 func TestTeardownDeferredCallsAreManaged(t *testing.T) {
 	var recovered []string
-	res, _ := sched.Run(sched.Options{Seed: 1, Strategy: "random"}, func(t *sched.T) {
+	res, _ := schedtest.Run(schedtest.Options{Seed: 1, Strategy: "random"}, func(t *schedtest.T) {
 		var mu, other sched.Mutex
 		other.Lock()
 		other.Unlock()
@@ -39,7 +41,7 @@ func TestTeardownDeferredCallsAreManaged(t *testing.T) {
 			})
 		}
 	})
-	if res.Failure == nil || res.Failure.Kind != sched.Leak {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Leak {
 		t.Fatalf("want a leak, got %v", res.Failure)
 	}
 	// Two leaked goroutines, in the run and in its re-execution with
@@ -52,9 +54,9 @@ func TestTeardownDeferredCallsAreManaged(t *testing.T) {
 // A deferred call that spins after the run's end is decided, waiting for a
 // goroutine that will never run again, is cut short instead of hanging.
 func TestFatalThenDeferredSpinEnds(t *testing.T) {
-	done := make(chan *sched.Result)
+	done := make(chan *schedtest.Result)
 	go func() {
-		res, _ := sched.Run(sched.Options{Seed: 1, Strategy: "random", MaxSteps: 1000}, func(t *sched.T) {
+		res, _ := schedtest.Run(schedtest.Options{Seed: 1, Strategy: "random", MaxSteps: 1000}, func(t *schedtest.T) {
 			var ready atomic.Bool
 			var wg sched.WaitGroup
 			wg.Add(1)
@@ -71,7 +73,7 @@ func TestFatalThenDeferredSpinEnds(t *testing.T) {
 	}()
 	select {
 	case res := <-done:
-		if res.Failure == nil || res.Failure.Kind != sched.TestFailed {
+		if res.Failure == nil || res.Failure.Kind != schedtest.TestFailed {
 			t.Fatalf("want the test failure, got %v", res.Failure)
 		}
 	case <-time.After(30 * time.Second):
@@ -82,11 +84,11 @@ func TestFatalThenDeferredSpinEnds(t *testing.T) {
 // A panic in a deferred call after t.Fatal is the failure reported, as it
 // would crash the test binary in Go.
 func TestPanicAfterFatalWins(t *testing.T) {
-	res, _ := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+	res, _ := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
 		defer func() { panic("in a deferred call") }()
 		t.Fatal("first")
 	})
-	if res.Failure == nil || res.Failure.Kind != sched.Panic || !strings.Contains(res.Failure.Message, "in a deferred call") {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Panic || !strings.Contains(res.Failure.Message, "in a deferred call") {
 		t.Fatalf("got %v", res.Failure)
 	}
 }
@@ -100,7 +102,7 @@ var (
 // Teardown unwinds an f blocked forever inside Once.Do; Go would never
 // complete it, so the Once must not become done.
 func TestTeardownLeavesOnceUndone(t *testing.T) {
-	body := func(t *sched.T) {
+	body := func(t *schedtest.T) {
 		lazyInit.Lock()
 		lazyOnce.Do(func() {
 			lazyInit.Lock() // self-deadlock
@@ -111,8 +113,8 @@ func TestTeardownLeavesOnceUndone(t *testing.T) {
 		_ = *lazyConf
 	}
 	for i := range 2 {
-		res, _ := sched.Run(sched.Options{Seed: 1}, body)
-		if res.Failure == nil || res.Failure.Kind != sched.Deadlock {
+		res, _ := schedtest.Run(schedtest.Options{Seed: 1}, body)
+		if res.Failure == nil || res.Failure.Kind != schedtest.Deadlock {
 			t.Fatalf("run %d: want the deadlock again, got %v", i, res.Failure)
 		}
 	}
@@ -133,7 +135,7 @@ func TestTeardownWaitsForEachGoroutine(t *testing.T) {
 		events = append(events, s)
 		mu.Unlock()
 	}
-	sched.Run(sched.Options{Seed: 1, Strategy: "random", Watchdog: 300 * time.Millisecond}, func(t *sched.T) {
+	schedtest.Run(schedtest.Options{Seed: 1, Strategy: "random", Watchdog: 300 * time.Millisecond}, func(t *schedtest.T) {
 		var m sched.Mutex
 		m.Lock()
 		sched.Go(func() {
@@ -197,7 +199,7 @@ func (l *auditLocker) Unlock() {
 }
 
 func TestSignalWakesOnlySleepingWaiters(t *testing.T) {
-	res := hunt(t, sched.Options{Iterations: 500, Seed: 7}, func(t *sched.T) {
+	res := testutil.Explore(t, schedtest.Options{Iterations: 500, Seed: 7}, func(t *schedtest.T) {
 		var stats sched.RWMutex
 		l := &auditLocker{stats: &stats}
 		c := sched.NewCond(l)
@@ -221,7 +223,7 @@ func TestSignalWakesOnlySleepingWaiters(t *testing.T) {
 		})
 		wg.Wait()
 	})
-	if res.Failure != nil && res.Failure.Kind != sched.Deadlock && res.Failure.Kind != sched.Leak {
+	if res.Failure != nil && res.Failure.Kind != schedtest.Deadlock && res.Failure.Kind != schedtest.Leak {
 		t.Fatalf("schedule %d:\n%s", res.Schedule, res.Failure)
 	}
 }
@@ -229,12 +231,12 @@ func TestSignalWakesOnlySleepingWaiters(t *testing.T) {
 // If f panics, WaitGroup.Go does not mark the goroutine done (Go 1.25+), and
 // the report shows where f panicked.
 func TestWaitGroupGoPanicKeepsStack(t *testing.T) {
-	res, _ := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+	res, _ := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() { explode() })
 		wg.Wait()
 	})
-	if res.Failure == nil || res.Failure.Kind != sched.Panic || !strings.Contains(res.Failure.Error(), "sched_test.explode") {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Panic || !strings.Contains(res.Failure.Error(), "schedtest_test.explode") {
 		t.Fatalf("got %v", res.Failure)
 	}
 }
@@ -243,9 +245,9 @@ func explode() { panic("exploded") }
 
 func TestTWithoutEnclosingTest(t *testing.T) {
 	var dir string
-	res, _ := sched.Run(sched.Options{}, func(st *sched.T) {
+	res, _ := schedtest.Run(schedtest.Options{}, func(st *schedtest.T) {
 		dir = st.TempDir()
-		if st.Context() == nil || st.Name() != "sched.Run" {
+		if st.Context() == nil || st.Name() != "schedtest.Run" {
 			st.Error("Context or Name")
 		}
 		defer func() {
@@ -271,18 +273,18 @@ func TestTWithoutEnclosingTest(t *testing.T) {
 func TestWatchdogCleanupAfterResume(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		after func(t *sched.T, mu *sched.Mutex)
+		after func(t *schedtest.T, mu *sched.Mutex)
 		root  bool
 	}{
-		{"lock", func(t *sched.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, false},
-		{"return", func(t *sched.T, mu *sched.Mutex) {}, false},
-		{"fatal", func(t *sched.T, mu *sched.Mutex) { t.Fatal("late") }, false},
-		{"body", func(t *sched.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, true},
+		{"lock", func(t *schedtest.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, false},
+		{"return", func(t *schedtest.T, mu *sched.Mutex) {}, false},
+		{"fatal", func(t *schedtest.T, mu *sched.Mutex) { t.Fatal("late") }, false},
+		{"body", func(t *schedtest.T, mu *sched.Mutex) { mu.Lock(); mu.Unlock() }, true},
 	} {
 		t.Run(c.name, func(tt *testing.T) {
 			before := goleak.IgnoreCurrent()
 			release := make(chan struct{})
-			res, _ := sched.Run(sched.Options{Seed: 1, Watchdog: 100 * time.Millisecond}, func(t *sched.T) {
+			res, _ := schedtest.Run(schedtest.Options{Seed: 1, Watchdog: 100 * time.Millisecond}, func(t *schedtest.T) {
 				var mu sched.Mutex
 				var wg sched.WaitGroup
 				mu.Lock()
@@ -303,7 +305,7 @@ func TestWatchdogCleanupAfterResume(t *testing.T) {
 				})
 				wg.Wait()
 			})
-			if res.Failure == nil || res.Failure.Kind != sched.Watchdog {
+			if res.Failure == nil || res.Failure.Kind != schedtest.Watchdog {
 				tt.Fatalf("want the watchdog, got %v", res.Failure)
 			}
 			close(release)
@@ -326,51 +328,51 @@ func TestEveryEndLeavesNothing(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		body func(t *sched.T)
+		body func(t *schedtest.T)
 	}{
-		{"pass", func(t *sched.T) {
+		{"pass", func(t *schedtest.T) {
 			var mu sched.Mutex
 			var wg sched.WaitGroup
 			wg.Go(worker(&mu, 3))
 			wg.Go(worker(&mu, 3))
 			wg.Wait()
 		}},
-		{"body returns first", func(t *sched.T) {
+		{"body returns first", func(t *schedtest.T) {
 			var mu sched.Mutex
 			sched.Go(worker(&mu, 5))
 			sched.Go(worker(&mu, 5))
 		}},
-		{"panic in a child", func(t *sched.T) {
+		{"panic in a child", func(t *schedtest.T) {
 			var mu sched.Mutex
 			sched.Go(worker(&mu, 5))
 			sched.Go(func() { mu.Lock(); panic("boom") })
 			worker(&mu, 5)()
 		}},
-		{"fatal in a child", func(t *sched.T) {
+		{"fatal in a child", func(t *schedtest.T) {
 			var mu sched.Mutex
 			sched.Go(worker(&mu, 5))
 			sched.Go(func() { defer sched.Yield(); t.Fatal("stop") })
 			worker(&mu, 5)()
 		}},
-		{"goexit in the body", func(t *sched.T) {
+		{"goexit in the body", func(t *schedtest.T) {
 			var mu sched.Mutex
 			sched.Go(worker(&mu, 5))
 			defer func() { recover() }() // Goexit is not a panic: nothing to recover
 			runtime.Goexit()
 		}},
-		{"panic during goexit", func(t *sched.T) {
+		{"panic during goexit", func(t *schedtest.T) {
 			sched.Go(func() { sched.Yield() })
 			defer func() { panic("in a deferred call") }()
 			t.FailNow()
 		}},
-		{"deadlock", func(t *sched.T) {
+		{"deadlock", func(t *schedtest.T) {
 			var a, b sched.Mutex
 			a.Lock()
 			sched.Go(func() { b.Lock(); a.Lock() })
 			sched.Yield()
 			b.Lock()
 		}},
-		{"leak with deferred calls", func(t *sched.T) {
+		{"leak with deferred calls", func(t *schedtest.T) {
 			var mu sched.Mutex
 			mu.Lock()
 			for range 3 {
@@ -381,11 +383,11 @@ func TestEveryEndLeavesNothing(t *testing.T) {
 				})
 			}
 		}},
-		{"spawned, never run", func(t *sched.T) {
+		{"spawned, never run", func(t *schedtest.T) {
 			sched.Go(func() {})
 			panic("before the child's first turn")
 		}},
-		{"livelock", func(t *sched.T) {
+		{"livelock", func(t *schedtest.T) {
 			for {
 				sched.Yield()
 			}
@@ -396,7 +398,7 @@ func TestEveryEndLeavesNothing(t *testing.T) {
 			before := goleak.IgnoreCurrent()
 			for seed := uint64(1); seed <= 5; seed++ {
 				for _, st := range []string{"random", "pct", "pos"} {
-					sched.Run(sched.Options{Seed: seed, Strategy: st, MaxSteps: 500}, c.body)
+					schedtest.Run(schedtest.Options{Seed: seed, Strategy: st, MaxSteps: 500}, c.body)
 				}
 			}
 			goleak.VerifyNone(tt, before)

@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"bytes"
@@ -10,63 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 )
 
-// hunt explores body and returns the first failure, or nil when every
-// schedule passed.
-func hunt(t *testing.T, opts sched.Options, body func(*sched.T)) *sched.Result {
-	t.Helper()
-	if opts.Seed == 0 {
-		opts.Seed = 42
-	}
-	if opts.Iterations == 0 {
-		opts.Iterations = 300
-	}
-	res, err := sched.Explore(opts, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// expectFailure asserts that exploring body finds a failure of the given
-// kind whose report contains every one of wants.
-func expectFailure(t *testing.T, opts sched.Options, kind sched.FailureKind, body func(*sched.T), wants ...string) *sched.Result {
-	t.Helper()
-	res := hunt(t, opts, body)
-	if res.Failure == nil {
-		t.Fatalf("no failure in %d schedules; want %s", res.Schedule, kind)
-	}
-	if res.Failure.Kind != kind {
-		t.Fatalf("failure kind %q, want %q; report:\n%s", res.Failure.Kind, kind, res.Failure)
-	}
-	for _, w := range wants {
-		if !strings.Contains(res.Failure.Error(), w) {
-			t.Errorf("report lacks %q:\n%s", w, res.Failure)
-		}
-	}
-	return res
-}
-
-// expectPass asserts that every explored schedule of body passes.
-func expectPass(t *testing.T, opts sched.Options, body func(*sched.T)) {
-	t.Helper()
-	res := hunt(t, opts, body)
-	if res.Failure != nil {
-		t.Fatalf("schedule %d failed:\n%s", res.Schedule, res.Failure)
-	}
-	if res.Schedule != 300 && opts.Iterations == 0 {
-		t.Fatalf("ran %d schedules, want 300", res.Schedule)
-	}
-}
-
 // counter increments n twice from two goroutines; split reads and writes in
 // separate critical sections, which loses updates.
-func counter(split bool) func(*sched.T) {
-	return func(t *sched.T) {
+func counter(split bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		n := 0
@@ -94,12 +48,12 @@ func counter(split bool) func(*sched.T) {
 }
 
 func TestLostUpdate(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.TestFailed, counter(true), "lost update: n = 1, want 2")
-	expectPass(t, sched.Options{}, counter(false))
+	testutil.Fails(t, schedtest.Options{}, schedtest.TestFailed, counter(true), "lost update: n = 1, want 2")
+	testutil.Pass(t, schedtest.Options{}, counter(false))
 }
 
-func abba(ordered bool) func(*sched.T) {
-	return func(t *sched.T) {
+func abba(ordered bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var a, b sched.Mutex
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -125,23 +79,23 @@ func abba(ordered bool) func(*sched.T) {
 func TestABBADeadlock(t *testing.T) {
 	for _, strategy := range []string{"random", "pct"} {
 		t.Run(strategy, func(t *testing.T) {
-			opts := sched.Options{Strategy: strategy}
-			expectFailure(t, opts, sched.Deadlock, abba(false),
+			opts := schedtest.Options{Strategy: strategy}
+			testutil.Fails(t, opts, schedtest.Deadlock, abba(false),
 				"all goroutines are asleep",
 				"goroutine 1 (test body): blocked in WaitGroup#1.Wait\n      at oracle_test.go:",
 				".Lock, held by goroutine 3\n      at oracle_test.go:",
 				".Lock, held by goroutine 2\n      at oracle_test.go:",
 				"locked by goroutine 2 at oracle_test.go:", "locked by goroutine 3 at oracle_test.go:",
 				"started by goroutine 1 at oracle_test.go:")
-			expectPass(t, opts, abba(true))
+			testutil.Pass(t, opts, abba(true))
 		})
 	}
 }
 
 // A worker waits for results from two producers, but one producer returns
 // early on error without calling Done: the worker leaks.
-func waitGroupLeak(buggy bool) func(*sched.T) {
-	return func(t *sched.T) {
+func waitGroupLeak(buggy bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		var mu sched.Mutex
 		results := 0
@@ -162,16 +116,16 @@ func waitGroupLeak(buggy bool) func(*sched.T) {
 }
 
 func TestWaitGroupLeak(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Leak, waitGroupLeak(true),
+	testutil.Fails(t, schedtest.Options{}, schedtest.Leak, waitGroupLeak(true),
 		"leak: the test body returned but 1 goroutine(s) are blocked forever", "WaitGroup#1.Wait")
-	expectPass(t, sched.Options{}, waitGroupLeak(false))
+	testutil.Pass(t, schedtest.Options{}, waitGroupLeak(false))
 }
 
 // A consumer waits on a Cond with an if instead of a loop over its
 // predicate, after checking a flag outside the lock: the signal can come
 // before it waits, and it waits forever.
-func condLeak(buggy bool) func(*sched.T) {
-	return func(t *sched.T) {
+func condLeak(buggy bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var mu sched.Mutex
 		c := sched.NewCond(&mu)
 		ready := false
@@ -196,14 +150,14 @@ func condLeak(buggy bool) func(*sched.T) {
 }
 
 func TestCondLeak(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Leak, condLeak(true), "Cond#", ".Wait\n      at oracle_test.go:")
-	expectPass(t, sched.Options{}, condLeak(false))
+	testutil.Fails(t, schedtest.Options{}, schedtest.Leak, condLeak(true), "Cond#", ".Wait\n      at oracle_test.go:")
+	testutil.Pass(t, schedtest.Options{}, condLeak(false))
 }
 
 // A reader takes a read lock twice; a writer arriving between the two
 // blocks the second RLock, and the reader and writer wait for each other.
-func recursiveRLock(buggy bool) func(*sched.T) {
-	return func(t *sched.T) {
+func recursiveRLock(buggy bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var rw sched.RWMutex
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -223,15 +177,15 @@ func recursiveRLock(buggy bool) func(*sched.T) {
 }
 
 func TestRecursiveReadLockDeadlock(t *testing.T) {
-	expectFailure(t, sched.Options{}, sched.Deadlock, recursiveRLock(true), "RWMutex#", ".RLock\n      at", ".Lock\n      at")
-	expectPass(t, sched.Options{}, recursiveRLock(false))
+	testutil.Fails(t, schedtest.Options{}, schedtest.Deadlock, recursiveRLock(true), "RWMutex#", ".RLock\n      at", ".Lock\n      at")
+	testutil.Pass(t, schedtest.Options{}, recursiveRLock(false))
 }
 
 type config struct{ addr string }
 
 // The reader uses the config before the initializer has published it.
-func orderViolation(buggy bool) func(*sched.T) {
-	return func(t *sched.T) {
+func orderViolation(buggy bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var mu sched.Mutex
 		var cfg *config
 		var wg sched.WaitGroup
@@ -251,7 +205,7 @@ func orderViolation(buggy bool) func(*sched.T) {
 }
 
 func TestPanic(t *testing.T) {
-	res := expectFailure(t, sched.Options{}, sched.Panic, orderViolation(true),
+	res := testutil.Fails(t, schedtest.Options{}, schedtest.Panic, orderViolation(true),
 		"panic in goroutine 1: runtime error: invalid memory address or nil pointer dereference",
 		"oracle_test.go:")
 	// The stack starts at the panic and ends at the body: the scheduler's
@@ -262,13 +216,13 @@ func TestPanic(t *testing.T) {
 			t.Errorf("report shows %q:\n%s", noise, report)
 		}
 	}
-	expectPass(t, sched.Options{}, orderViolation(false))
+	testutil.Pass(t, schedtest.Options{}, orderViolation(false))
 }
 
 // Two goroutines each wait for the other's flag before setting their own:
 // they spin forever.
-func spin(buggy bool) func(*sched.T) {
-	return func(t *sched.T) {
+func spin(buggy bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var a, b atomic.Bool
 		var wg sched.WaitGroup
 		wg.Go(func() {
@@ -290,14 +244,14 @@ func spin(buggy bool) func(*sched.T) {
 }
 
 func TestLivelock(t *testing.T) {
-	opts := sched.Options{MaxSteps: 2000, Iterations: 20}
-	expectFailure(t, opts, sched.Livelock, spin(true), "step bound of 2000", "last scheduling point Yield\n      at oracle_test.go:")
-	expectPass(t, opts, spin(false))
+	opts := schedtest.Options{MaxSteps: 2000, Iterations: 20}
+	testutil.Fails(t, opts, schedtest.Livelock, spin(true), "step bound of 2000", "last scheduling point Yield\n      at oracle_test.go:")
+	testutil.Pass(t, opts, spin(false))
 	// In the trace, the goroutine stopped at the bound does not exit: in Go
 	// it would go on spinning.
 	// Regression (found in review, fixed): its trace ended with an exit,
 	// which the stepper and the page showed as the failure.
-	res := expectFailure(t, opts, sched.Livelock, spin(true))
+	res := testutil.Fails(t, opts, schedtest.Livelock, spin(true))
 	evs, err := res.Trace.Events()
 	if err != nil {
 		t.Fatal(err)
@@ -312,8 +266,8 @@ func TestLivelock(t *testing.T) {
 func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	native := func(buggy bool) func(*sched.T) {
-		return func(t *sched.T) {
+	native := func(buggy bool) func(*schedtest.T) {
+		return func(t *schedtest.T) {
 			var wg sched.WaitGroup
 			wg.Go(func() {
 				if buggy {
@@ -323,24 +277,24 @@ func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 			wg.Wait()
 		}
 	}
-	opts := sched.Options{Watchdog: 100 * time.Millisecond, Iterations: 3}
+	opts := schedtest.Options{Watchdog: 100 * time.Millisecond, Iterations: 3}
 	// The stack's header numbers the goroutine as the run does (its
 	// goroutine 2), not as the runtime does, and keeps its state.
-	expectFailure(t, opts, sched.Watchdog, native(true),
+	testutil.Fails(t, opts, schedtest.Watchdog, native(true),
 		"without reaching a scheduling point", "oracle_test.go:", "\ngoroutine 2 [chan receive]:\n")
-	expectPass(t, opts, native(false))
+	testutil.Pass(t, opts, native(false))
 }
 
 func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
-	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.FatalError, func(t *schedtest.T) {
 		var mu sched.Mutex
 		mu.Unlock()
 	}, "fatal error: sync: unlock of unlocked mutex")
-	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.FatalError, func(t *schedtest.T) {
 		var rw sched.RWMutex
 		rw.RUnlock()
 	}, "fatal error: sync: RUnlock of unlocked RWMutex")
-	expectFailure(t, sched.Options{Iterations: 5}, sched.FatalError, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.FatalError, func(t *schedtest.T) {
 		var rw sched.RWMutex
 		rw.RLock()
 		rw.Unlock()
@@ -352,7 +306,7 @@ func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
 // reader count hides it); it corrupts the RWMutex. The shim said "fatal
 // error", which Go never prints here; it now reports the misuse.
 func TestUnlockOfReadLockedRWMutexWithWaitingWriter(t *testing.T) {
-	expectFailure(t, sched.Options{Iterations: 5}, sched.Misuse, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.Misuse, func(t *schedtest.T) {
 		var rw sched.RWMutex
 		rw.RLock()
 		sched.Go(func() { rw.Lock() })
@@ -362,7 +316,7 @@ func TestUnlockOfReadLockedRWMutexWithWaitingWriter(t *testing.T) {
 }
 
 func TestNegativeWaitGroupPanics(t *testing.T) {
-	expectFailure(t, sched.Options{Iterations: 5}, sched.Panic, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.Panic, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		wg.Done()
@@ -371,7 +325,7 @@ func TestNegativeWaitGroupPanics(t *testing.T) {
 }
 
 func TestFatalFromManagedGoroutine(t *testing.T) {
-	res := expectFailure(t, sched.Options{Iterations: 5}, sched.TestFailed, func(t *sched.T) {
+	res := testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.TestFailed, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() {
 			t.Fatalf("boom %d", 7)
@@ -385,7 +339,7 @@ func TestFatalFromManagedGoroutine(t *testing.T) {
 }
 
 func TestGoexitIsReported(t *testing.T) {
-	expectFailure(t, sched.Options{Iterations: 5}, sched.Goexit, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.Goexit, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() { runtimeGoexit() })
 		wg.Wait()
@@ -395,7 +349,7 @@ func TestGoexitIsReported(t *testing.T) {
 func TestEscapeIsReported(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	expectFailure(t, sched.Options{Iterations: 1}, sched.Escape, func(t *sched.T) {
+	testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Escape, func(t *schedtest.T) {
 		go func() { <-release }()
 	}, "started by goroutine 1 with a plain go statement", "oracle_test.go:")
 }
@@ -406,7 +360,7 @@ func TestEscapeIsReported(t *testing.T) {
 func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
 	var got any
 	after := false
-	res := hunt(t, sched.Options{Iterations: 1}, func(t *sched.T) {
+	res := testutil.Explore(t, schedtest.Options{Iterations: 1}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		mu.Lock()
 		mu.Unlock()
@@ -419,7 +373,7 @@ func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
 		}()
 		<-done
 	})
-	if res.Failure == nil || res.Failure.Kind != sched.Misuse {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Misuse {
 		t.Fatalf("want a misuse failure, got %+v", res.Failure)
 	}
 	if !strings.Contains(res.Failure.Message, "Mutex.Lock on Mutex#1 from a goroutine that no run manages") {
@@ -431,7 +385,7 @@ func TestObjectFromUnmanagedGoroutineIsMisuse(t *testing.T) {
 	// The report's stack starts at the shim and shows its caller.
 	report := res.Failure.Error()
 	_, stack, _ := strings.Cut(report, "\n\n")
-	if !strings.HasPrefix(stack, "github.com/dstgo/dst/sched.(*Mutex).Lock(") || !strings.Contains(stack, "sched_test.lockNatively(") {
+	if !strings.HasPrefix(stack, "github.com/dstgo/dst/sched.(*Mutex).Lock(") || !strings.Contains(stack, "schedtest_test.lockNatively(") {
 		t.Errorf("report:\n%s", report)
 	}
 }
@@ -442,9 +396,9 @@ func lockNatively(mu *sched.Mutex) { mu.Lock() }
 func TestObjectSharedBetweenRunsIsMisuse(t *testing.T) {
 	var mu sched.Mutex
 	inA, releaseA := make(chan struct{}), make(chan struct{})
-	doneA := make(chan *sched.Result)
+	doneA := make(chan *schedtest.Result)
 	go func() {
-		res, _ := sched.Run(sched.Options{}, func(t *sched.T) {
+		res, _ := schedtest.Run(schedtest.Options{}, func(t *schedtest.T) {
 			mu.Lock()
 			mu.Unlock()
 			close(inA)
@@ -453,20 +407,20 @@ func TestObjectSharedBetweenRunsIsMisuse(t *testing.T) {
 		doneA <- res
 	}()
 	<-inA
-	res, _ := sched.Run(sched.Options{}, func(t *sched.T) { mu.Lock() })
+	res, _ := schedtest.Run(schedtest.Options{}, func(t *schedtest.T) { mu.Lock() })
 	close(releaseA)
 	<-doneA
-	if res.Failure == nil || res.Failure.Kind != sched.Misuse || !strings.Contains(res.Failure.Message, "belongs to another run in progress") {
+	if res.Failure == nil || res.Failure.Kind != schedtest.Misuse || !strings.Contains(res.Failure.Message, "belongs to another run in progress") {
 		t.Fatalf("want misuse, got %+v", res.Failure)
 	}
 	// Once both runs are over, the mutex is free for the next run.
-	res, _ = sched.Run(sched.Options{}, func(t *sched.T) { mu.Lock(); mu.Unlock() })
+	res, _ = schedtest.Run(schedtest.Options{}, func(t *schedtest.T) { mu.Lock(); mu.Unlock() })
 	if res.Failure != nil {
 		t.Fatalf("reusing the mutex after its run ended: %v", res.Failure)
 	}
 }
 
-// A run's goroutine that starts a run of its own (sched.Test inside a body)
+// A run's goroutine that starts a run of its own (schedtest.Test inside a body)
 // fails the run as a misuse. It used to run the inner runs unnoticed.
 func TestNestedRunIsMisuse(t *testing.T) {
 	outer := t
@@ -474,13 +428,13 @@ func TestNestedRunIsMisuse(t *testing.T) {
 		name  string
 		start func()
 	}{
-		{"sched.Run", func() { sched.Run(sched.Options{}, func(*sched.T) {}) }},
-		{"sched.Explore", func() { sched.Explore(sched.Options{Iterations: 2}, func(*sched.T) {}) }},
-		{"sched.Test", func() { sched.Test(outer, func(*sched.T) {}) }},
+		{"schedtest.Run", func() { schedtest.Run(schedtest.Options{}, func(*schedtest.T) {}) }},
+		{"schedtest.Explore", func() { schedtest.Explore(schedtest.Options{Iterations: 2}, func(*schedtest.T) {}) }},
+		{"schedtest.Test", func() { schedtest.Test(outer, func(*schedtest.T) {}) }},
 	} {
 		name, start := c.name, c.start
 		t.Run(name, func(t *testing.T) {
-			expectFailure(t, sched.Options{Iterations: 2}, sched.Misuse, func(t *sched.T) {
+			testutil.Fails(t, schedtest.Options{Iterations: 2}, schedtest.Misuse, func(t *schedtest.T) {
 				sched.Go(start)
 			}, name+" called inside a run", "(goroutine 2)")
 		})
@@ -490,7 +444,7 @@ func TestNestedRunIsMisuse(t *testing.T) {
 // A goroutine that blocks outside the scheduler for a while, but less than
 // the watchdog's limit, passes, and the run says where it blocked.
 func TestStallIsNoted(t *testing.T) {
-	res, err := sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(sleepNatively)
 		wg.Wait()
@@ -498,12 +452,12 @@ func TestStallIsNoted(t *testing.T) {
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}
-	for _, w := range []string{"goroutine 2 ran for at least ", `in state "sleep", at oracle_test.go:`, "oracle_test.go:", "sched_test.sleepNatively", "time.Sleep"} {
+	for _, w := range []string{"goroutine 2 ran for at least ", `in state "sleep", at oracle_test.go:`, "oracle_test.go:", "schedtest_test.sleepNatively", "time.Sleep"} {
 		if !strings.Contains(res.Stall, w) {
 			t.Errorf("Stall lacks %q: %q", w, res.Stall)
 		}
 	}
-	res, err = sched.Run(sched.Options{Seed: 1}, func(t *sched.T) {})
+	res, err = schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {})
 	if err != nil || res.Stall != "" {
 		t.Errorf("a run without stall: %v %q", err, res.Stall)
 	}
@@ -527,11 +481,11 @@ func (b *boomer) boom(k int) {
 func TestPanicTraceIsStable(t *testing.T) {
 	var traces [2][]byte
 	for i := range traces {
-		res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) {
+		res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(t *schedtest.T) {
 			b := &boomer{n: i} // a new address each time
 			sched.Go(func() { b.boom(3) })
 		})
-		if err != nil || res.Failure == nil || res.Failure.Kind != sched.Panic {
+		if err != nil || res.Failure == nil || res.Failure.Kind != schedtest.Panic {
 			t.Fatal(err, res.Failure)
 		}
 		path := filepath.Join(t.TempDir(), "panic.trace")
@@ -541,7 +495,7 @@ func TestPanicTraceIsStable(t *testing.T) {
 		if traces[i], err = os.ReadFile(path); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(res.Failure.Error(), "sched_test.(*boomer).boom(...)") {
+		if !strings.Contains(res.Failure.Error(), "schedtest_test.(*boomer).boom(...)") {
 			t.Errorf("the report's stack:\n%s", res.Failure.Error())
 		}
 	}
@@ -558,21 +512,21 @@ func TestPanicTraceIsStable(t *testing.T) {
 func TestObjectStateFromOutsideIsMisuse(t *testing.T) {
 	var mu sched.Mutex
 	mu.Lock()
-	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { mu.TryLock() },
+	testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Misuse, func(t *schedtest.T) { mu.TryLock() },
 		"Mutex#1 was locked outside the run")
 	mu.Unlock()
 	var rw sched.RWMutex
 	rw.RLock()
-	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { rw.Lock() },
+	testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Misuse, func(t *schedtest.T) { rw.Lock() },
 		"RWMutex#1 was locked or read-locked outside the run")
 	rw.RUnlock()
 	var wg sched.WaitGroup
 	wg.Add(2)
-	expectFailure(t, sched.Options{Iterations: 1}, sched.Misuse, func(t *sched.T) { wg.Wait() },
+	testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Misuse, func(t *schedtest.T) { wg.Wait() },
 		"WaitGroup#1 has a counter of 2 from outside the run")
 	wg.Add(-2)
 	// Once free outside, they serve a run.
-	expectPass(t, sched.Options{Iterations: 3}, func(t *sched.T) {
+	testutil.Pass(t, schedtest.Options{Iterations: 3}, func(t *schedtest.T) {
 		mu.Lock()
 		rw.RLock()
 		wg.Add(1)

@@ -1,10 +1,10 @@
-package sched_test
+package schedtest_test
 
 import (
 	"runtime"
 	"testing"
 
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 )
 
 func runtimeGoexit() { runtime.Goexit() }
@@ -14,7 +14,7 @@ func runtimeGoexit() { runtime.Goexit() }
 func abbaSeed(t *testing.T, deadlock bool) uint64 {
 	t.Helper()
 	for seed := uint64(1); seed < 1000; seed++ {
-		res, err := sched.Run(sched.Options{Seed: seed, Strategy: "random"}, abba(false))
+		res, err := schedtest.Run(schedtest.Options{Seed: seed, Strategy: "random"}, abba(false))
 		if err != nil {
 			t.Fatal(err)
 		}

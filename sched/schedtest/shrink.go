@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"github.com/dstgo/dst/entropy"

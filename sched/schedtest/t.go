@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"context"
@@ -173,7 +173,7 @@ func (t *T) Context() context.Context {
 
 func (t *T) needTB(method string) testing.TB {
 	if t.TB == nil {
-		panic("sched: T." + method + " needs an enclosing test: it is not available under sched.Run or sched.Explore")
+		panic("sched: T." + method + " needs an enclosing test: it is not available under schedtest.Run or schedtest.Explore")
 	}
 	return t.TB
 }

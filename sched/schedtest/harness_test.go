@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"fmt"
@@ -13,13 +13,15 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
 
 // busy is a body that exercises most of the scheduler: goroutines, locks,
 // a condition, faults and draws of its own.
-func busy(t *sched.T) {
+func busy(t *schedtest.T) {
 	var mu sched.Mutex
 	c := sched.NewCond(&mu)
 	var wg sched.WaitGroup
@@ -62,7 +64,7 @@ func busy(t *sched.T) {
 	wg.Wait()
 }
 
-func fingerprint(t *testing.T, res *sched.Result) string {
+func fingerprint(t *testing.T, res *schedtest.Result) string {
 	t.Helper()
 	b, err := res.Recording.MarshalBinary()
 	if err != nil {
@@ -81,12 +83,12 @@ func fingerprint(t *testing.T, res *sched.Result) string {
 func TestDeterminism(t *testing.T) {
 	for _, strategy := range []string{"random", "pct"} {
 		for _, seed := range []uint64{1, 0xfeed} {
-			opts := sched.Options{Seed: seed, Strategy: strategy, Faults: map[string]float64{"produce": 0.3}}
+			opts := schedtest.Options{Seed: seed, Strategy: strategy, Faults: map[string]float64{"produce": 0.3}}
 			want := ""
 			for _, procs := range []int{1, 4} {
 				prev := runtime.GOMAXPROCS(procs)
 				for i := range 100 {
-					res, err := sched.Run(opts, busy)
+					res, err := schedtest.Run(opts, busy)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -110,7 +112,7 @@ func TestDeterminism(t *testing.T) {
 func TestDifferentSeedsExploreDifferentSchedules(t *testing.T) {
 	seen := map[string]bool{}
 	for seed := range uint64(20) {
-		res, _ := sched.Run(sched.Options{Seed: seed + 1, Strategy: "random"}, busy)
+		res, _ := schedtest.Run(schedtest.Options{Seed: seed + 1, Strategy: "random"}, busy)
 		seen[fingerprint(t, res)] = true
 	}
 	if len(seen) < 10 {
@@ -122,8 +124,8 @@ func TestDifferentSeedsExploreDifferentSchedules(t *testing.T) {
 // way with the same decisions.
 func TestReplayReproduces(t *testing.T) {
 	body := abba(false)
-	res := expectFailure(t, sched.Options{}, sched.Deadlock, body)
-	again, err := sched.Run(sched.Options{Recording: res.Recording, Strategy: res.Strategy}, body)
+	res := testutil.Fails(t, schedtest.Options{}, schedtest.Deadlock, body)
+	again, err := schedtest.Run(schedtest.Options{Recording: res.Recording, Strategy: res.Strategy}, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +137,8 @@ func TestReplayReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ = sched.Run(sched.Options{Recording: rec, Strategy: res.Strategy}, body)
-	if again.Failure == nil || again.Failure.Kind != sched.Deadlock {
+	again, _ = schedtest.Run(schedtest.Options{Recording: rec, Strategy: res.Strategy}, body)
+	if again.Failure == nil || again.Failure.Kind != schedtest.Deadlock {
 		t.Fatalf("replay through the handle: %+v", again.Failure)
 	}
 }
@@ -145,9 +147,9 @@ func TestParallelRunsAreIsolated(t *testing.T) {
 	for i := range 4 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			expectPass(t, sched.Options{Seed: uint64(i + 1)}, counter(false))
-			res, _ := sched.Run(sched.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
-			ref, _ := sched.Run(sched.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
+			testutil.Pass(t, schedtest.Options{Seed: uint64(i + 1)}, counter(false))
+			res, _ := schedtest.Run(schedtest.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
+			ref, _ := schedtest.Run(schedtest.Options{Seed: 7, Faults: map[string]float64{"produce": 0.3}}, busy)
 			if fingerprint(t, res) != fingerprint(t, ref) {
 				t.Error("runs alongside other runs are not deterministic")
 			}
@@ -157,7 +159,7 @@ func TestParallelRunsAreIsolated(t *testing.T) {
 
 func TestFaults(t *testing.T) {
 	// With probability 1 every fault point fires, until StopFaults.
-	res, _ := sched.Run(sched.Options{Faults: map[string]float64{"disk": 1}}, func(t *sched.T) {
+	res, _ := schedtest.Run(schedtest.Options{Faults: map[string]float64{"disk": 1}}, func(t *schedtest.T) {
 		for range 3 {
 			if !sched.Fault("disk") {
 				t.Error("a certain fault did not fire")
@@ -178,7 +180,7 @@ func TestFaults(t *testing.T) {
 		t.Fatalf("faults recorded: %v", res.Faults)
 	}
 	// A probability in between fires sometimes, and the report lists it.
-	r := expectFailure(t, sched.Options{FaultProbability: 0.5}, sched.TestFailed, func(t *sched.T) {
+	r := testutil.Fails(t, schedtest.Options{FaultProbability: 0.5}, schedtest.TestFailed, func(t *schedtest.T) {
 		if sched.Fault("write.timeout") {
 			t.Error("request failed")
 		}
@@ -189,11 +191,11 @@ func TestFaults(t *testing.T) {
 }
 
 func TestInvalidOptions(t *testing.T) {
-	for _, o := range []sched.Options{
+	for _, o := range []schedtest.Options{
 		{Strategy: "bfs"}, {Depth: -1}, {Iterations: -2}, {FaultProbability: 2},
 		{Faults: map[string]float64{"x": -1}},
 	} {
-		if _, err := sched.Run(o, func(*sched.T) {}); err == nil || !strings.HasPrefix(err.Error(), "sched: ") {
+		if _, err := schedtest.Run(o, func(*schedtest.T) {}); err == nil || !strings.HasPrefix(err.Error(), "sched: ") {
 			t.Errorf("Run(%+v) error %v, want a sched: error", o, err)
 		}
 	}
@@ -205,15 +207,15 @@ func TestInvalidOptions(t *testing.T) {
 // failingBodies are run by TestChildFailure, one per kind of failure.
 var failingBodies = map[string]struct {
 	kind string // how the report starts
-	opts sched.Options
-	body func(*sched.T)
+	opts schedtest.Options
+	body func(*schedtest.T)
 }{
-	"deadlock":    {"deadlock: all goroutines are asleep", sched.Options{}, abba(false)},
-	"lost-update": {"goroutine 1: oracle_test.go:", sched.Options{}, counter(true)},
-	"leak":        {"leak: the test body returned", sched.Options{}, waitGroupLeak(true)},
-	"panic":       {"panic in goroutine 1: runtime error", sched.Options{}, orderViolation(true)},
-	"livelock":    {"livelock: the run reached the step bound", sched.Options{MaxSteps: 500}, spin(true)},
-	"fatal": {"fatal error: sync: unlock of unlocked mutex", sched.Options{}, func(t *sched.T) {
+	"deadlock":    {"deadlock: all goroutines are asleep", schedtest.Options{}, abba(false)},
+	"lost-update": {"goroutine 1: oracle_test.go:", schedtest.Options{}, counter(true)},
+	"leak":        {"leak: the test body returned", schedtest.Options{}, waitGroupLeak(true)},
+	"panic":       {"panic in goroutine 1: runtime error", schedtest.Options{}, orderViolation(true)},
+	"livelock":    {"livelock: the run reached the step bound", schedtest.Options{MaxSteps: 500}, spin(true)},
+	"fatal": {"fatal error: sync: unlock of unlocked mutex", schedtest.Options{}, func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		wg.Go(func() { mu.Lock(); mu.Unlock() })
@@ -227,7 +229,7 @@ func TestChildFailure(t *testing.T) {
 	if !ok {
 		t.Skip("run by TestReproduceLine")
 	}
-	sched.TestWith(t, fb.opts, fb.body)
+	schedtest.TestWith(t, fb.opts, fb.body)
 }
 
 // TestChildABBA is the deadlock, under the name TestReplayFlag uses.
@@ -235,17 +237,17 @@ func TestChildABBA(t *testing.T) {
 	if os.Getenv("DST_CHILD") != "abba" {
 		t.Skip("run by TestReplayFlag")
 	}
-	sched.Test(t, abba(false))
+	schedtest.Test(t, abba(false))
 }
 
 // raceBodies are run by TestChildRace in a child process built with -race;
 // want says whether the race detector must report a race.
 var raceBodies = map[string]struct {
 	want bool
-	body func(*sched.T)
+	body func(*schedtest.T)
 }{
 	// Two managed goroutines increment a counter without synchronization.
-	"unsynchronized": {true, func(t *sched.T) {
+	"unsynchronized": {true, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		n := 0
 		for range 2 {
@@ -254,7 +256,7 @@ var raceBodies = map[string]struct {
 		wg.Wait()
 	}},
 	// The same with a Mutex, a Once and a read after Wait: all ordered.
-	"synchronized": {false, func(t *sched.T) {
+	"synchronized": {false, func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
 		var once sched.Once
@@ -272,7 +274,7 @@ var raceBodies = map[string]struct {
 	}},
 	// Signal orders nothing: a write before one Signal races with a read
 	// after another (the Cond's copy check must not order them).
-	"cond-does-not-synchronize": {true, func(t *sched.T) {
+	"cond-does-not-synchronize": {true, func(t *schedtest.T) {
 		var mu sched.Mutex
 		c := sched.NewCond(&mu)
 		var wg sched.WaitGroup
@@ -283,7 +285,7 @@ var raceBodies = map[string]struct {
 	}},
 	// Add inside the goroutine is not ordered before Wait (Go's WaitGroup
 	// reports it under -race).
-	"waitgroup-add-inside": {true, func(t *sched.T) {
+	"waitgroup-add-inside": {true, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		sched.Go(func() {
 			wg.Add(1)
@@ -298,7 +300,7 @@ var raceBodies = map[string]struct {
 	// after arming races with the read in f, as Go's race detector says.
 	// Regression (found in review, fixed): the goroutine was started by a
 	// go statement in the goroutine that advanced the clock, which hid it.
-	"afterfunc-write-after-arming": {true, func(t *sched.T) {
+	"afterfunc-write-after-arming": {true, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		x := 0
@@ -307,7 +309,7 @@ var raceBodies = map[string]struct {
 		wg.Wait()
 	}},
 	// A write before arming is ordered before f.
-	"afterfunc-write-before-arming": {false, func(t *sched.T) {
+	"afterfunc-write-before-arming": {false, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Add(1)
 		x := 0
@@ -317,7 +319,7 @@ var raceBodies = map[string]struct {
 	}},
 	// Two goroutines leak in Cond.Wait; teardown runs their deferred calls
 	// one after the other, which must not be reported as racing.
-	"teardown": {false, func(t *sched.T) {
+	"teardown": {false, func(t *schedtest.T) {
 		var mu sched.Mutex
 		c := sched.NewCond(&mu)
 		exits := 0
@@ -337,7 +339,7 @@ func TestChildRace(t *testing.T) {
 	if !ok {
 		t.Skip("run by TestRaceDetectorSeesManagedGoroutines")
 	}
-	sched.TestWith(t, sched.Options{Iterations: 40, Seed: 1, Strategy: "random"}, rb.body)
+	schedtest.TestWith(t, schedtest.Options{Iterations: 40, Seed: 1, Strategy: "random"}, rb.body)
 }
 
 func child(t *testing.T, dir, mode string, args ...string) (string, error) {
@@ -371,7 +373,7 @@ func TestReproduceLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test")
 	}
-	root, _ := filepath.Abs("..")
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	for mode, fb := range failingBodies {
 		t.Run(mode, func(t *testing.T) {
 			out, err := child(t, ".", mode, os.Args[0], "-test.run=^TestChildFailure$")
@@ -385,9 +387,9 @@ func TestReproduceLine(t *testing.T) {
 			line := m[1]
 			// The failure is shrunk, so the line replays the shrunk schedule's
 			// recording.
-			wantPrefix := "go test ./sched -run '^TestChildFailure$' -dst.replay=e1"
+			wantPrefix := "go test ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e1"
 			if engine.RaceEnabled {
-				wantPrefix = "go test -race ./sched -run '^TestChildFailure$' -dst.replay=e1"
+				wantPrefix = "go test -race ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e1"
 			}
 			if !strings.HasPrefix(line, wantPrefix) {
 				t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)
@@ -438,7 +440,7 @@ func TestRaceDetectorSeesManagedGoroutines(t *testing.T) {
 
 // TestReplayFlag: -dst.replay takes a recording's handle.
 func TestReplayFlag(t *testing.T) {
-	res := expectFailure(t, sched.Options{}, sched.Deadlock, abba(false))
+	res := testutil.Fails(t, schedtest.Options{}, schedtest.Deadlock, abba(false))
 	out, err := child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$",
 		"-dst.replay="+res.Recording.Handle(), "-dst.strategy="+res.Strategy)
 	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA (from a recording") {
@@ -504,11 +506,11 @@ func TestSavedTracePathFromModuleRoot(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no dstreplay line:\n%s", out)
 	}
-	want := "sched/" + filepath.ToSlash(rel) + "/TestChildABBA/"
+	want := "sched/schedtest/" + filepath.ToSlash(rel) + "/TestChildABBA/"
 	if !strings.HasPrefix(m[1], want) {
 		t.Errorf("dstreplay reads %s, want a path from the module's root (%s...)", m[1], want)
 	}
-	if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+	if _, err := os.Stat(filepath.Join("..", "..", m[1])); err != nil {
 		t.Errorf("the path does not name the trace from the module's root: %v", err)
 	}
 	if !strings.Contains(out, "trace saved as "+m[1]+";") {
@@ -522,7 +524,7 @@ func TestChildTimeBudget(t *testing.T) {
 	if os.Getenv("DST_CHILD") != "time" {
 		t.Skip("run by TestTimeFlagBoundsTheExploration")
 	}
-	sched.TestWith(t, sched.Options{Iterations: 3, Seed: 1}, func(t *sched.T) { sched.Yield() })
+	schedtest.TestWith(t, schedtest.Options{Iterations: 3, Seed: 1}, func(t *schedtest.T) { sched.Yield() })
 }
 
 // -dst.time alone, on the command line, bounds the exploration by time,
@@ -557,7 +559,7 @@ func TestChildOuterFailure(t *testing.T) {
 		t.Skip("run by TestOuterFailureStopsExploration")
 	}
 	outer := t
-	sched.TestWith(t, sched.Options{Seed: 1, Strategy: "random"}, func(t *sched.T) {
+	schedtest.TestWith(t, schedtest.Options{Seed: 1, Strategy: "random"}, func(t *schedtest.T) {
 		x := 0
 		var mu sched.Mutex
 		var wg sched.WaitGroup
@@ -579,7 +581,7 @@ func TestChildOuterFailure(t *testing.T) {
 }
 
 // TestOuterFailureStopsExploration: a body that fails the enclosing test
-// instead of its *sched.T stops the exploration at that schedule, says so,
+// instead of its *schedtest.T stops the exploration at that schedule, says so,
 // and prints the schedule's reproduce line.
 func TestOuterFailureStopsExploration(t *testing.T) {
 	if testing.Short() {
@@ -595,7 +597,7 @@ func TestOuterFailureStopsExploration(t *testing.T) {
 	if !strings.Contains(out, "TestChildOuterFailure was failed through its *testing.T in schedule") {
 		t.Errorf("no explanation:\n%s", out)
 	}
-	m := regexp.MustCompile(`reproduce:\n\s+go test (?:-race )?\./sched -run '\^TestChildOuterFailure\$' (-dst\.seed=\S+ .*)\n`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`reproduce:\n\s+go test (?:-race )?\./sched/schedtest -run '\^TestChildOuterFailure\$' (-dst\.seed=\S+ .*)\n`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no reproduce line:\n%s", out)
 	}
@@ -608,10 +610,10 @@ func TestOuterFailureStopsExploration(t *testing.T) {
 // TestWith in parallel subtests: each explores its own schedules while the
 // others run.
 func TestParallelSubtests(t *testing.T) {
-	for i, body := range []func(*sched.T){counter(false), abba(true), busy} {
+	for i, body := range []func(*schedtest.T){counter(false), abba(true), busy} {
 		t.Run(fmt.Sprintf("body%d", i), func(t *testing.T) {
 			t.Parallel()
-			sched.TestWith(t, sched.Options{Seed: uint64(10 + i), Iterations: 150,
+			schedtest.TestWith(t, schedtest.Options{Seed: uint64(10 + i), Iterations: 150,
 				Faults: map[string]float64{"produce": 0.2}}, body)
 		})
 	}

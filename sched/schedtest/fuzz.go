@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"sync/atomic"
@@ -9,7 +9,7 @@ import (
 
 // Fuzz turns a scheduler test into a native Go fuzz target, in one line:
 //
-//	func FuzzStore(f *testing.F) { sched.Fuzz(f, storeBody) }
+//	func FuzzStore(f *testing.F) { schedtest.Fuzz(f, storeBody) }
 //
 // Each fuzz input is a schedule: its bytes are served, eight at a time, to
 // every draw of the run in the order the draws are made (which goroutine
@@ -33,7 +33,7 @@ func Fuzz(f *testing.F, body func(*T)) {
 
 // FuzzWith is Fuzz with options.
 func FuzzWith(f *testing.F, opts Options, body func(*T)) {
-	refuseNested("sched.Fuzz")
+	refuseNested("schedtest.Fuzz")
 	f.Helper()
 	o, err := opts.withFlags()
 	if err == nil {

@@ -1,4 +1,4 @@
-package replay_test
+package schedtest_test
 
 import (
 	"errors"
@@ -9,17 +9,14 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/chans"
-	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
 // mixed uses selects, timers, faults, locks and draws of its own.
-func mixed(t *sched.T) {
+func mixed(t *schedtest.T) {
 	var mu sched.Mutex
 	jobs, results := chans.Make[int](2), chans.Make[int](0)
 	quit := chans.Make[struct{}](0)
@@ -70,11 +67,11 @@ func TestFidelity(t *testing.T) {
 		runs = 100
 	}
 	for i := range runs {
-		opts := sched.Options{Seed: uint64(i + 1), Record: true, Faults: map[string]float64{"work": 0.3}}
+		opts := schedtest.Options{Seed: uint64(i + 1), Record: true, Faults: map[string]float64{"work": 0.3}}
 		if i%2 == 1 {
 			opts.Strategy = "random"
 		}
-		res, err := sched.Run(opts, mixed)
+		res, err := schedtest.Run(opts, mixed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +79,7 @@ func TestFidelity(t *testing.T) {
 		if err := res.WriteTrace(file); err != nil {
 			t.Fatal(err)
 		}
-		again, err := replay.File(file, mixed)
+		again, err := schedtest.Replay(file, mixed)
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
@@ -94,20 +91,20 @@ func TestFidelity(t *testing.T) {
 
 // Each kind of failure the scheduler reports replays from its trace.
 func TestReplayReproducesFailures(t *testing.T) {
-	bodies := map[sched.FailureKind]func(*sched.T){
-		sched.Deadlock: func(t *sched.T) {
+	bodies := map[schedtest.FailureKind]func(*schedtest.T){
+		schedtest.Deadlock: func(t *schedtest.T) {
 			var a, b sched.Mutex
 			var wg sched.WaitGroup
 			wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
 			wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
 			wg.Wait()
 		},
-		sched.Leak: func(t *sched.T) {
+		schedtest.Leak: func(t *schedtest.T) {
 			c := chans.Make[int](0)
 			sched.Go(func() { c.Recv() }) // nobody sends
 			vtime.Sleep(time.Second)
 		},
-		sched.Panic: func(t *sched.T) {
+		schedtest.Panic: func(t *schedtest.T) {
 			var m map[int]int
 			c := chans.Make[int](1)
 			sched.Go(func() { c.Send(1) })
@@ -116,7 +113,7 @@ func TestReplayReproducesFailures(t *testing.T) {
 			}
 			c.Recv()
 		},
-		sched.TestFailed: func(t *sched.T) {
+		schedtest.TestFailed: func(t *schedtest.T) {
 			n := 0
 			var wg sched.WaitGroup
 			var mu sched.Mutex
@@ -135,7 +132,7 @@ func TestReplayReproducesFailures(t *testing.T) {
 				t.Errorf("lost update")
 			}
 		},
-		sched.Livelock: func(t *sched.T) {
+		schedtest.Livelock: func(t *schedtest.T) {
 			for {
 				sched.Yield()
 			}
@@ -143,7 +140,7 @@ func TestReplayReproducesFailures(t *testing.T) {
 	}
 	for kind, body := range bodies {
 		t.Run(string(kind), func(t *testing.T) {
-			res, err := sched.Explore(sched.Options{Seed: 1, Iterations: 300, MaxSteps: 2000}, body)
+			res, err := schedtest.Explore(schedtest.Options{Seed: 1, Iterations: 300, MaxSteps: 2000}, body)
 			if err != nil || res.Failure == nil || res.Failure.Kind != kind {
 				t.Fatalf("exploring: %v %v", err, res.Failure)
 			}
@@ -151,7 +148,7 @@ func TestReplayReproducesFailures(t *testing.T) {
 			if err := res.WriteTrace(file); err != nil {
 				t.Fatal(err)
 			}
-			again, err := replay.File(file, body)
+			again, err := schedtest.Replay(file, body)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +162,7 @@ func TestReplayReproducesFailures(t *testing.T) {
 // A body whose lock order comes from map iteration order is not
 // deterministic, and Check says where it diverged.
 func TestCheckCatchesMapOrder(t *testing.T) {
-	err := replay.Check(sched.Options{Iterations: 50}, func(t *sched.T) {
+	err := schedtest.Check(schedtest.Options{Iterations: 50}, func(t *schedtest.T) {
 		names := []string{"a", "b", "c", "d"}
 		locks := map[string]*sched.Mutex{}
 		for _, n := range names { // the objects' identities, in a fixed order
@@ -178,7 +175,7 @@ func TestCheckCatchesMapOrder(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	var nd *replay.NondeterminismError
+	var nd *schedtest.NondeterminismError
 	if !errors.As(err, &nd) {
 		t.Fatalf("want a NondeterminismError, got %v", err)
 	}
@@ -190,7 +187,7 @@ func TestCheckCatchesMapOrder(t *testing.T) {
 		strings.Count(err.Error(), "replay_test.go:") < 2 {
 		t.Fatalf("the report should name the objects and the likely causes:\n%v", err)
 	}
-	if err := replay.Check(sched.Options{Iterations: 50}, mixed); err != nil {
+	if err := schedtest.Check(schedtest.Options{Iterations: 50}, mixed); err != nil {
 		t.Fatalf("a deterministic body: %v", err)
 	}
 }
@@ -202,13 +199,13 @@ func TestCheckCatchesMapOrder(t *testing.T) {
 // "exactly", since T.Error leaves no event.
 func TestOutcomeIsCompared(t *testing.T) {
 	calls := 0
-	body := func(t *sched.T) {
+	body := func(t *schedtest.T) {
 		sched.Yield()
 		if calls++; calls%2 == 1 {
 			t.Error("an odd run")
 		}
 	}
-	err := replay.Check(sched.Options{Iterations: 1}, body)
+	err := schedtest.Check(schedtest.Options{Iterations: 1}, body)
 	var d *trace.Divergence
 	if !errors.As(err, &d) || !strings.Contains(d.ExpectedEnd, "an odd run") || d.ObservedEnd != "pass" {
 		t.Fatalf("Check: want a divergence of the ends, got %v", err)
@@ -218,7 +215,7 @@ func TestOutcomeIsCompared(t *testing.T) {
 	}
 
 	calls = 0 // Detail: one execution, with no re-execution to record locations
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true, Detail: true}, body)
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true, Detail: true}, body)
 	if err != nil || res.Failure == nil {
 		t.Fatal(err, res.Failure)
 	}
@@ -226,7 +223,7 @@ func TestOutcomeIsCompared(t *testing.T) {
 	if err := res.WriteTrace(path); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replay.File(path, body); !errors.As(err, &d) || d.ObservedEnd != "pass" {
+	if _, err := schedtest.Replay(path, body); !errors.As(err, &d) || d.ObservedEnd != "pass" {
 		t.Fatalf("File: want a divergence of the ends, got %v", err)
 	}
 }
@@ -238,9 +235,9 @@ func TestOutcomeIsCompared(t *testing.T) {
 // time diverged.
 func TestOptionsSurviveTheTrace(t *testing.T) {
 	for _, zone := range []*time.Location{time.FixedZone("EST", -5*3600), time.FixedZone("Nowhere", 3*3600+1800)} {
-		opts := sched.Options{Seed: 2, Record: true, Faults: map[string]float64{"db=commit": 0.5},
+		opts := schedtest.Options{Seed: 2, Record: true, Faults: map[string]float64{"db=commit": 0.5},
 			Start: time.Date(2001, 2, 3, 4, 5, 6, 0, zone)}
-		body := func(t *sched.T) {
+		body := func(t *schedtest.T) {
 			for range 8 {
 				if sched.Fault("db=commit") {
 					t.Log("fault at", vtime.Now())
@@ -248,7 +245,7 @@ func TestOptionsSurviveTheTrace(t *testing.T) {
 				vtime.Sleep(time.Second)
 			}
 		}
-		res, err := sched.Run(opts, body)
+		res, err := schedtest.Run(opts, body)
 		if err != nil || res.Failure != nil {
 			t.Fatal(err, res.Failure)
 		}
@@ -259,7 +256,7 @@ func TestOptionsSurviveTheTrace(t *testing.T) {
 		if err := res.WriteTrace(path); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := replay.File(path, body); err != nil {
+		if _, err := schedtest.Replay(path, body); err != nil {
 			t.Errorf("zone %v: %v", zone, err)
 		}
 	}
@@ -268,7 +265,7 @@ func TestOptionsSurviveTheTrace(t *testing.T) {
 // A divergence from a trace recorded without source locations still says
 // where the new run was.
 func TestDivergenceFromATraceWithoutLocations(t *testing.T) {
-	res, err := sched.Run(sched.Options{Seed: 1, Record: true}, func(t *sched.T) { sched.Yield() })
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(t *schedtest.T) { sched.Yield() })
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}
@@ -276,7 +273,7 @@ func TestDivergenceFromATraceWithoutLocations(t *testing.T) {
 	if err := res.WriteTrace(path); err != nil {
 		t.Fatal(err)
 	}
-	_, err = replay.File(path, func(t *sched.T) {
+	_, err = schedtest.Replay(path, func(t *schedtest.T) {
 		vtime.Sleep(time.Second) // changed: a sleep where the recording yields
 	})
 	var d *trace.Divergence
@@ -289,80 +286,13 @@ func TestDivergenceFromATraceWithoutLocations(t *testing.T) {
 // walk's.
 func TestCheckTakesTurnsWithStrategies(t *testing.T) {
 	calls := 0
-	err := replay.Check(sched.Options{Iterations: 3}, func(t *sched.T) {
+	err := schedtest.Check(schedtest.Options{Iterations: 3}, func(t *schedtest.T) {
 		if calls++; calls == 4 { // the second run of the second schedule
 			sched.Yield()
 		}
 	})
-	var nd *replay.NondeterminismError
+	var nd *schedtest.NondeterminismError
 	if !errors.As(err, &nd) || nd.Strategy != "random" {
 		t.Fatalf("want the second schedule's divergence, under the random walk: %v", err)
-	}
-}
-
-func TestCursor(t *testing.T) {
-	res, _ := sched.Explore(sched.Options{Seed: 1, Iterations: 300}, func(t *sched.T) {
-		var a, b sched.Mutex
-		var wg sched.WaitGroup
-		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
-		wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
-		wg.Wait()
-	})
-	if res.Failure == nil || res.Failure.Kind != sched.Deadlock {
-		t.Fatal("no deadlock found")
-	}
-	file := filepath.Join(t.TempDir(), "d.trace")
-	if err := res.WriteTrace(file); err != nil {
-		t.Fatal(err)
-	}
-	c, err := replay.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if c.Index() != -1 || c.Len() == 0 {
-		t.Fatalf("index %d len %d", c.Index(), c.Len())
-	}
-	if err := c.Goto(c.Len() - 1); err != nil {
-		t.Fatal(err)
-	}
-	blocked := 0
-	for _, g := range c.Goroutines() {
-		if g.State == "blocked" {
-			blocked++
-			if g.Loc.File == "" || (g.Obj == "" && g.Op != "Wait") {
-				t.Errorf("blocked goroutine without location or object: %+v", g)
-			}
-		}
-	}
-	if blocked != 3 {
-		t.Fatalf("at the end %d goroutines are blocked, want 3: %+v", blocked, c.Goroutines())
-	}
-	// Back to the start and forward again give the same states.
-	end := c.Goroutines()
-	for ok := true; ok; ok, err = c.Prev() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if c.Index() != -1 || len(c.Goroutines()) != 1 {
-		t.Fatalf("at the start: index %d, %+v", c.Index(), c.Goroutines())
-	}
-	for ok := true; ok; ok, err = c.Next() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if fmt.Sprint(c.Goroutines()) != fmt.Sprint(end) {
-		t.Fatal("walking back and forth changed the states")
-	}
-	if err := c.Goto(-1); err != nil {
-		t.Fatal(err)
-	}
-	if ok, err := c.NextOf(2); !ok || err != nil {
-		t.Fatal("NextOf(2)")
-	}
-	if e, _ := c.Event(); e.G != 2 {
-		t.Fatalf("NextOf(2) stopped at goroutine %d", e.G)
 	}
 }

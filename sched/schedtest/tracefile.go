@@ -1,4 +1,4 @@
-package sched
+package schedtest
 
 import (
 	"fmt"
@@ -214,7 +214,7 @@ func writeTrace(file string, h *trace.Header, res *Result) error {
 // and, when the runs differ, a *trace.Divergence naming the first
 // difference.
 func Replay(path string, body func(*T)) (*Result, error) {
-	return replayFile(path, "sched.Replay", nil, body, 0)
+	return replayFile(path, "schedtest.Replay", nil, body, 0)
 }
 
 // replayFile replays the trace file at path. With breakAt > 0 the run calls

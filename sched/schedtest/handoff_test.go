@@ -1,4 +1,4 @@
-package sched_test
+package schedtest_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/internal/engine"
-	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -21,8 +21,8 @@ func digests(t *testing.T) []string {
 	var out []string
 	for _, strategy := range []string{"random", "pct", "pos"} {
 		for _, seed := range []uint64{1, 2, 0xfeed} {
-			opts := sched.Options{Seed: seed, Strategy: strategy, Record: true, Faults: map[string]float64{"produce": 0.3}}
-			res, err := sched.Run(opts, busy)
+			opts := schedtest.Options{Seed: seed, Strategy: strategy, Record: true, Faults: map[string]float64{"produce": 0.3}}
+			res, err := schedtest.Run(opts, busy)
 			if err != nil {
 				t.Fatal(err)
 			}
