@@ -310,14 +310,10 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// pairs is h as the key/value strings the file holds, in headerKeys's
+// order, then one "option" pair per option, sorted.
 func (h *Header) pairs() [][2]string {
-	p := [][2]string{
-		{"package", h.Package}, {"test", h.Test}, {"go", h.GoVersion}, {"goos", h.GOOS},
-		{"goarch", h.GOARCH}, {"module", h.Module}, {"strategy", h.Strategy},
-		{"depth", fmt.Sprint(h.Depth)}, {"pctsteps", fmt.Sprint(h.PCTSteps)},
-		{"maxsteps", fmt.Sprint(h.MaxSteps)}, {"seed", fmt.Sprintf("%#x", h.Seed)},
-		{"detail", fmt.Sprint(h.Detail)},
-	}
+	p := pairsOf(headerKeys, h)
 	opts := slices.Clone(h.Options)
 	slices.Sort(opts)
 	for _, o := range opts {
@@ -340,11 +336,7 @@ func encodeOutcome(o *Outcome) []byte {
 	if o == nil {
 		o = &Outcome{Kind: "pass"}
 	}
-	p := [][2]string{
-		{"kind", o.Kind}, {"message", o.Message}, {"report", o.Report},
-		{"steps", fmt.Sprint(o.Steps)}, {"switches", fmt.Sprint(o.Switches)},
-		{"goroutines", fmt.Sprint(o.Goroutines)},
-	}
+	p := pairsOf(outcomeKeys, o)
 	b := binary.AppendUvarint(nil, uint64(len(p)))
 	for _, kv := range p {
 		b = appendString(appendString(b, kv[0]), kv[1])

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -472,35 +471,11 @@ func decodePairs(c *event.Cursor, what string) [][2]string {
 
 func decodeHeader(c *event.Cursor, h *Header) error {
 	for _, kv := range decodePairs(c, "header") {
-		v := kv[1]
-		switch kv[0] {
-		case "package":
-			h.Package = v
-		case "test":
-			h.Test = v
-		case "go":
-			h.GoVersion = v
-		case "goos":
-			h.GOOS = v
-		case "goarch":
-			h.GOARCH = v
-		case "module":
-			h.Module = v
-		case "strategy":
-			h.Strategy = v
-		case "depth":
-			h.Depth, _ = strconv.Atoi(v)
-		case "pctsteps":
-			h.PCTSteps, _ = strconv.Atoi(v)
-		case "maxsteps":
-			h.MaxSteps, _ = strconv.Atoi(v)
-		case "seed":
-			h.Seed, _ = strconv.ParseUint(v, 0, 64)
-		case "detail":
-			h.Detail = v == "true"
-		case "option":
-			h.Options = append(h.Options, v)
+		if kv[0] == "option" {
+			h.Options = append(h.Options, kv[1])
+			continue
 		}
+		setPair(headerKeys, h, kv[0], kv[1])
 	}
 	h.Recording = c.Bytes(c.Uvarint("recording length"), "recording")
 	if c.Err == nil && c.Pos != len(c.B) {
@@ -511,21 +486,7 @@ func decodeHeader(c *event.Cursor, h *Header) error {
 
 func decodeOutcome(c *event.Cursor, o *Outcome) error {
 	for _, kv := range decodePairs(c, "outcome") {
-		v := kv[1]
-		switch kv[0] {
-		case "kind":
-			o.Kind = v
-		case "message":
-			o.Message = v
-		case "report":
-			o.Report = v
-		case "steps":
-			o.Steps, _ = strconv.ParseInt(v, 10, 64)
-		case "switches":
-			o.Switches, _ = strconv.ParseInt(v, 10, 64)
-		case "goroutines":
-			o.Goroutines, _ = strconv.ParseInt(v, 10, 64)
-		}
+		setPair(outcomeKeys, o, kv[0], kv[1])
 	}
 	return c.Err
 }
