@@ -116,24 +116,27 @@ func (c *Chan[T]) init(g *engine.G) {
 var nilChan = engine.NilObj("nil chan", engine.KindChan)
 
 func init() {
-	chanlink.NewTimerChan = func() any {
-		g := engine.Current()
-		c := &Chan[time.Time]{managed: true, capa: 1, timer: true}
-		c.init(g)
-		c.obj.SetLabel("timer chan")
-		return c
+	chanlink.Timers = &chanlink.TimerOps[*Chan[time.Time]]{
+		New: func() *Chan[time.Time] {
+			c := &Chan[time.Time]{managed: true, capa: 1, timer: true}
+			c.init(engine.Current())
+			c.obj.SetLabel("timer chan")
+			return c
+		},
+		Wrap:    FromRecv[time.Time],
+		Deliver: (*Chan[time.Time]).deliver,
+		Drain:   (*Chan[time.Time]).drain,
+		Idle:    (*Chan[time.Time]).idle,
 	}
-	chanlink.WrapTimerChan = func(t <-chan time.Time) any { return FromRecv(t) }
-	chanlink.Deliver = func(c any, now time.Time) { c.(*Chan[time.Time]).deliver(now) }
-	chanlink.Drain = func(c any) bool { return c.(*Chan[time.Time]).drain() }
-	chanlink.Idle = func(c any) bool { return c.(*Chan[time.Time]).idle() }
-	chanlink.NewDoneChan = func() any {
-		c := &Chan[struct{}]{managed: true}
-		c.init(engine.Current())
-		c.obj.SetLabel("Context.Done")
-		return c
+	chanlink.Dones = &chanlink.DoneOps[*Chan[struct{}]]{
+		New: func() *Chan[struct{}] {
+			c := &Chan[struct{}]{managed: true}
+			c.init(engine.Current())
+			c.obj.SetLabel("Context.Done")
+			return c
+		},
+		Close: (*Chan[struct{}]).closeQuiet,
 	}
-	chanlink.CloseDone = func(c any) { c.(*Chan[struct{}]).closeQuiet() }
 }
 
 // managedBy returns the goroutine that operates on c inside a run, or nil

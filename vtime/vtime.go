@@ -8,6 +8,9 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 )
 
+// timerOps are the operations package chans lends timers' channels.
+var timerOps = chanlink.Timers.(*chanlink.TimerOps[*chans.Chan[time.Time]])
+
 // Now returns the current time: the run's virtual clock inside a run,
 // time.Now outside.
 func Now() time.Time {
@@ -63,9 +66,9 @@ func NewTimer(d time.Duration) *Timer {
 	g := engine.Current()
 	if g == nil {
 		nt := time.NewTimer(d)
-		return &Timer{native: nt, C: chanlink.WrapTimerChan(nt.C).(*chans.Chan[time.Time])}
+		return &Timer{native: nt, C: timerOps.Wrap(nt.C)}
 	}
-	tm := &Timer{C: chanlink.NewTimerChan().(*chans.Chan[time.Time])}
+	tm := &Timer{C: timerOps.New()}
 	tm.t = g.NewTimer(deliver, tm.C)
 	tm.arm(d)
 	return tm
@@ -74,12 +77,12 @@ func NewTimer(d time.Duration) *Timer {
 // deliver is a timer's or ticker's fire function: t.Data is its channel.
 //
 //go:norace
-func deliver(t *engine.Timer, now time.Time) { chanlink.Deliver(t.Data, now) }
+func deliver(t *engine.Timer, now time.Time) { timerOps.Deliver(t.Data.(*chans.Chan[time.Time]), now) }
 
 // idleTicker reports that a ticker's next tick would be dropped.
 //
 //go:norace
-func idleTicker(t *engine.Timer) bool { return chanlink.Idle(t.Data) }
+func idleTicker(t *engine.Timer) bool { return timerOps.Idle(t.Data.(*chans.Chan[time.Time])) }
 
 // callFunc is AfterFunc's fire function: t.Data is the function.
 //
@@ -122,7 +125,7 @@ func (tm *Timer) Stop() bool {
 //go:norace
 func (tm *Timer) stop() bool {
 	was := tm.t.Disarm()
-	if tm.C != nil && chanlink.Drain(tm.C) {
+	if tm.C != nil && timerOps.Drain(tm.C) {
 		was = true
 	}
 	return was
@@ -164,9 +167,9 @@ func NewTicker(d time.Duration) *Ticker {
 	g := engine.Current()
 	if g == nil {
 		nt := time.NewTicker(d)
-		return &Ticker{native: nt, C: chanlink.WrapTimerChan(nt.C).(*chans.Chan[time.Time])}
+		return &Ticker{native: nt, C: timerOps.Wrap(nt.C)}
 	}
-	tk := &Ticker{C: chanlink.NewTimerChan().(*chans.Chan[time.Time]), period: d}
+	tk := &Ticker{C: timerOps.New(), period: d}
 	tk.t = g.NewTimer(deliver, tk.C)
 	tk.t.SetPeriod(d, idleTicker)
 	tk.t.Arm(d)
@@ -192,7 +195,7 @@ func (tk *Ticker) Stop() {
 //go:norace
 func (tk *Ticker) stop() {
 	tk.t.Disarm()
-	chanlink.Drain(tk.C)
+	timerOps.Drain(tk.C)
 }
 
 // Reset stops the ticker and resets its period to d; the next tick is d from

@@ -29,6 +29,9 @@ import (
 	"github.com/dstgo/dst/vtime"
 )
 
+// doneOps are the operations package chans lends Done channels.
+var doneOps = chanlink.Dones.(*chanlink.DoneOps[*chans.Chan[struct{}]])
+
 // The standard types and values, so that this package replaces the import.
 type (
 	Context         = context.Context
@@ -185,7 +188,7 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 		panic("cannot create context from nil parent")
 	}
 	c := &cancelCtx{parent: parent, native: make(chan struct{})}
-	c.done = chanlink.NewDoneChan().(*chans.Chan[struct{}])
+	c.done = doneOps.New()
 	c.obj.Bind(g, engine.KindContext)
 	c.deadline, c.hasDL = parent.Deadline()
 	if p := ours(parent); p != nil {
@@ -244,7 +247,7 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 	}
 	engine.RaceReleaseMerge(c.sync())
 	c.err, c.cause = err, cause
-	chanlink.CloseDone(c.done)
+	doneOps.Close(c.done)
 	close(c.native)
 	if c.timer != nil {
 		c.timer.Disarm()
