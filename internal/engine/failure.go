@@ -7,44 +7,26 @@ import (
 	"strings"
 )
 
-// Kind classifies a failed run.
-type Kind uint8
+// Kind classifies a failed run. Its value is the name that reports,
+// traces and the harness's public FailureKind use: this is the one table of
+// failure kinds.
+type Kind string
 
+// The kinds of failure.
 const (
-	Pass Kind = iota
-	Deadlock
-	Leak
-	Livelock
-	Panic
-	Fatal
-	TestFailed
-	Goexit
-	Escape
-	Watchdog
-	Misuse
-	numFailureKinds
+	Deadlock   Kind = "deadlock"    // every goroutine is blocked, the body included
+	Leak       Kind = "leak"        // the body returned, other goroutines are blocked forever
+	Livelock   Kind = "livelock"    // the step bound was reached
+	Panic      Kind = "panic"       // a managed goroutine panicked
+	Fatal      Kind = "fatal error" // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
+	TestFailed Kind = "test failed" // the body called T.Error, T.Fatal or similar
+	Goexit     Kind = "goexit"      // a managed goroutine called runtime.Goexit
+	Escape     Kind = "escape"      // a goroutine started with a plain go statement outlived the run
+	Watchdog   Kind = "watchdog"    // a goroutine stopped reaching scheduling points
+	Misuse     Kind = "misuse"      // an object was shared between runs or touched from outside
 )
 
-var failureNames = [numFailureKinds]string{
-	Pass:       "pass",
-	Deadlock:   "deadlock",
-	Leak:       "leak",
-	Livelock:   "livelock",
-	Panic:      "panic",
-	Fatal:      "fatal error",
-	TestFailed: "test failed",
-	Goexit:     "goexit",
-	Escape:     "escape",
-	Watchdog:   "watchdog",
-	Misuse:     "misuse",
-}
-
-func (k Kind) String() string {
-	if k < numFailureKinds {
-		return failureNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", k)
-}
+func (k Kind) String() string { return string(k) }
 
 // Failure describes how a run failed.
 type Failure struct {

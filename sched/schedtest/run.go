@@ -64,21 +64,22 @@ func (r *Result) WriteTrace(path string) error {
 	return writeTrace(path, r.sched.header(r.opts, r.name, r.body, r.Recording, r.detail), r)
 }
 
-// FailureKind classifies a failed run.
-type FailureKind string
+// FailureKind classifies a failed run. Its String is the kind's name in
+// reports and traces ("deadlock", "fatal error", ...).
+type FailureKind = engine.Kind
 
 // The kinds of failure the scheduler reports.
 const (
-	Deadlock   FailureKind = "deadlock"    // every goroutine is blocked, the body included
-	Leak       FailureKind = "leak"        // the body returned, other goroutines are blocked forever
-	Livelock   FailureKind = "livelock"    // the step bound was reached
-	Panic      FailureKind = "panic"       // a managed goroutine panicked
-	FatalError FailureKind = "fatal error" // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
-	TestFailed FailureKind = "test failed" // the body called T.Error, T.Fatal or similar
-	Goexit     FailureKind = "goexit"      // a managed goroutine called runtime.Goexit
-	Escape     FailureKind = "escape"      // a goroutine started with a plain go statement outlived the run
-	Watchdog   FailureKind = "watchdog"    // a goroutine stopped reaching scheduling points
-	Misuse     FailureKind = "misuse"      // an object was shared between runs or touched from outside
+	Deadlock   = engine.Deadlock   // every goroutine is blocked, the body included
+	Leak       = engine.Leak       // the body returned, other goroutines are blocked forever
+	Livelock   = engine.Livelock   // the step bound was reached
+	Panic      = engine.Panic      // a managed goroutine panicked
+	FatalError = engine.Fatal      // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
+	TestFailed = engine.TestFailed // the body called T.Error, T.Fatal or similar
+	Goexit     = engine.Goexit     // a managed goroutine called runtime.Goexit
+	Escape     = engine.Escape     // a goroutine started with a plain go statement outlived the run
+	Watchdog   = engine.Watchdog   // a goroutine stopped reaching scheduling points
+	Misuse     = engine.Misuse     // an object was shared between runs or touched from outside
 )
 
 // Failure describes how a run failed.
@@ -319,7 +320,7 @@ func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace
 	}
 	if f := out.Failure; f != nil {
 		res.Failure = &Failure{
-			Kind:      FailureKind(f.Kind.String()),
+			Kind:      f.Kind,
 			Message:   firstLine(f.Message),
 			Goroutine: f.G,
 			report:    f.Report(),
