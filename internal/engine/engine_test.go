@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dstgo/dst/trace"
 	"github.com/petermattis/goid"
 	"go.uber.org/goleak"
 )
@@ -161,18 +160,6 @@ func TestLocationString(t *testing.T) {
 	}
 	if got := (Location{}).String(); got != "?" {
 		t.Errorf("empty location %q", got)
-	}
-}
-
-// The engine's operations and the names trace prints for them are one table.
-func TestOpNamesMatchTrace(t *testing.T) {
-	if len(trace.OpNames) != int(numOps) {
-		t.Fatalf("trace.OpNames has %d names, the engine %d operations", len(trace.OpNames), numOps)
-	}
-	for op, want := range map[Op]string{OpLock: "Lock", OpSend: "Send", OpSelect: "Select", OpContext: "Done", OpSleep: "Sleep"} {
-		if op.String() != want {
-			t.Errorf("Op %d is %q, want %q", op, op.String(), want)
-		}
 	}
 }
 

@@ -3,42 +3,40 @@ package engine
 import "github.com/dstgo/dst/internal/event"
 
 // Op names what a managed goroutine does at a scheduling point, or what it is
-// blocked in.
-type Op uint8
+// blocked in. The operations and their names are listed once, in package
+// event, whose events carry them.
+type Op = event.Op
 
+// The operations, as the engine and the shims name them.
 const (
-	OpNone Op = iota
-	OpStart
-	OpGo
-	OpExit
-	OpYield
-	OpLock
-	OpUnlock
-	OpTryLock
-	OpRLock
-	OpRUnlock
-	OpTryRLock
-	OpWaitGroupAdd
-	OpWaitGroupWait
-	OpCondWait
-	OpCondSignal
-	OpCondBroadcast
-	OpOnce
-	OpAtomic
-	OpFault
-	OpSleep
-	OpSend
-	OpRecv
-	OpClose
-	OpSelect
-	OpLen
-	OpTimer
-	OpContext
-	numOps
+	OpNone          = event.OpNone
+	OpStart         = event.OpStart
+	OpGo            = event.OpGo
+	OpExit          = event.OpExit
+	OpYield         = event.OpYield
+	OpLock          = event.OpLock
+	OpUnlock        = event.OpUnlock
+	OpTryLock       = event.OpTryLock
+	OpRLock         = event.OpRLock
+	OpRUnlock       = event.OpRUnlock
+	OpTryRLock      = event.OpTryRLock
+	OpWaitGroupAdd  = event.OpWaitGroupAdd
+	OpWaitGroupWait = event.OpWaitGroupWait
+	OpCondWait      = event.OpCondWait
+	OpCondSignal    = event.OpCondSignal
+	OpCondBroadcast = event.OpCondBroadcast
+	OpOnce          = event.OpOnce
+	OpAtomic        = event.OpAtomic
+	OpFault         = event.OpFault
+	OpSleep         = event.OpSleep
+	OpSend          = event.OpSend
+	OpRecv          = event.OpRecv
+	OpClose         = event.OpClose
+	OpSelect        = event.OpSelect
+	OpLen           = event.OpLen
+	OpTimer         = event.OpTimer
+	OpContext       = event.OpContext
 )
-
-// String names op; the names live in package trace, whose events carry ops.
-func (op Op) String() string { return event.OpName(uint8(op)) }
 
 // ObjKind names the type of a synchronisation object, for reports.
 type ObjKind uint8

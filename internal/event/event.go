@@ -121,13 +121,58 @@ func ObjectName(base string, obj int32) string {
 	return base + "#" + strconv.Itoa(int(obj))
 }
 
-// OpNames names the operations of KindOp and KindBlock events; the engine
-// defines its operations in this order.
-var OpNames = []string{
-	"none", "start", "Go", "exit", "Yield", "Lock", "Unlock", "TryLock", "RLock",
-	"RUnlock", "TryRLock", "Add", "Wait", "Wait", "Signal", "Broadcast", "Do",
-	"atomic", "fault", "Sleep", "Send", "Recv", "Close", "Select", "Len", "timer", "Done",
+// Op is the operation of a KindOp or KindBlock event: what a managed
+// goroutine does at a scheduling point, or what it is blocked in. This is
+// the one list of operations; the engine names them as its own.
+type Op uint8
+
+// The operations.
+const (
+	OpNone Op = iota
+	OpStart
+	OpGo
+	OpExit
+	OpYield
+	OpLock
+	OpUnlock
+	OpTryLock
+	OpRLock
+	OpRUnlock
+	OpTryRLock
+	OpWaitGroupAdd
+	OpWaitGroupWait
+	OpCondWait
+	OpCondSignal
+	OpCondBroadcast
+	OpOnce
+	OpAtomic
+	OpFault
+	OpSleep
+	OpSend
+	OpRecv
+	OpClose
+	OpSelect
+	OpLen
+	OpTimer
+	OpContext
+	numOps
+)
+
+// opNames names the operations as traces print them.
+var opNames = [numOps]string{
+	OpNone: "none", OpStart: "start", OpGo: "Go", OpExit: "exit", OpYield: "Yield",
+	OpLock: "Lock", OpUnlock: "Unlock", OpTryLock: "TryLock", OpRLock: "RLock",
+	OpRUnlock: "RUnlock", OpTryRLock: "TryRLock", OpWaitGroupAdd: "Add",
+	OpWaitGroupWait: "Wait", OpCondWait: "Wait", OpCondSignal: "Signal",
+	OpCondBroadcast: "Broadcast", OpOnce: "Do", OpAtomic: "atomic", OpFault: "fault",
+	OpSleep: "Sleep", OpSend: "Send", OpRecv: "Recv", OpClose: "Close",
+	OpSelect: "Select", OpLen: "Len", OpTimer: "timer", OpContext: "Done",
 }
+
+// OpNames names the operations, by number.
+var OpNames = opNames[:]
+
+func (op Op) String() string { return OpName(uint8(op)) }
 
 // OpName names op.
 func OpName(op uint8) string {
