@@ -23,6 +23,7 @@ var layers = []struct {
 }{
 	{name: "foundations", pkgs: []string{"entropy", "internal/event", "internal/atomicfile", "internal/gotest", "internal/chanlink"}},
 	{name: "engine and trace format", pkgs: []string{"internal/engine", "trace"}},
+	{name: "schedule", pkgs: []string{"internal/schedule"}},
 	{name: "shims", pkgs: []string{"sched", "sched/atomic", "chans", "vtime", "sched/context"},
 		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"}}},
 	{name: "playback and hunt engine", pkgs: []string{"replay", "fuzzloop", "internal/huntwire"},

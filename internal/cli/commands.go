@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -150,12 +152,12 @@ func headerLines(h *trace.Header) []string {
 		lines = append(lines, "package: "+h.Package)
 	}
 	s := "schedule: " + scheduleOf(h)
-	if h.Strategy == "pct" {
+	if h.Strategy == engine.PCT.String() {
 		s += fmt.Sprintf(", depth %d over %d steps", h.Depth, h.PCTSteps)
 	}
 	lines = append(lines, s, fmt.Sprintf("go: %s %s/%s", h.GoVersion, h.GOOS, h.GOARCH))
 	for _, o := range h.Options {
-		if o != trace.EntropySeed && o != trace.EntropyRecording && o != trace.EntropyRecordingThenSeed { // the schedule line says it
+		if !schedule.IsEntropyOption(o) { // the schedule line says it
 			lines = append(lines, "option: "+o)
 		}
 	}

@@ -3,6 +3,7 @@ package schedtest
 import (
 	"fmt"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -19,12 +20,11 @@ func Check(opts Options, body func(*T)) error {
 		opts.Seed = 1
 	}
 	opts.Record, opts.Detail = true, true // a divergence is reported with both source lines
-	const step = 0x9E3779B97F4A7C15       // as sched spreads the seeds of an exploration
 	for i := 0; i < opts.Iterations; i++ {
 		o := opts
-		o.Seed = opts.Seed + uint64(i)*step
+		o.Seed = opts.Seed + uint64(i)*seedStep // as an exploration spreads its seeds
 		if opts.Strategy == "" || opts.Strategy == "portfolio" {
-			o.Strategy = []string{"pct", "random", "pos"}[i%3]
+			o.Strategy = checkStrategies[i%len(checkStrategies)].String()
 		}
 		a, err := Run(o, body)
 		if err != nil {
@@ -63,6 +63,9 @@ func end(r *Result) string {
 	}
 	return o.End()
 }
+
+// checkStrategies are the strategies Check takes turns with.
+var checkStrategies = []engine.Strategy{engine.PCT, engine.Random, engine.POS}
 
 // NondeterminismError says that one schedule ran differently twice.
 type NondeterminismError struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/schedule"
 )
 
 // Fuzz turns a scheduler test into a native Go fuzz target, in one line:
@@ -60,9 +61,9 @@ func FuzzWith(f *testing.F, opts Options, body func(*T)) {
 			replayForTest(t, flags.trace, body, true)
 			return
 		}
-		s := schedule{strategy: engine.Random, data: data}
+		s := plan{Schedule: schedule.Schedule{Strategy: engine.Random}, data: data}
 		if o.namedBy != "" {
-			s = o.schedule(0, o.Seed, minPCTSteps)
+			s = o.schedule(0, o.Seed, schedule.MinPCTSteps)
 		}
 		x := exploration{s: s, n: 1}
 		x.res, x.note = s.run(o, t.Name(), t, body)
@@ -72,7 +73,7 @@ func FuzzWith(f *testing.F, opts Options, body func(*T)) {
 		}
 		// From here on the schedule is what it drew, so that the
 		// reproduce line can name it.
-		x.s.rec, x.s.data = x.res.Recording, nil
+		x.s.Recording, x.s.data = x.res.Recording, nil
 		x = shrinkFailure(o, t.Name(), t, body, x)
 		x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
 		t.Fatal(failureReport(t.Name(), o, x))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/huntwire"
+	"github.com/dstgo/dst/internal/schedule"
 )
 
 // hunt explores body with a coverage-guided fuzz loop until a schedule fails
@@ -21,7 +22,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 	}
 	start := time.Now()
 	worker := flags.worker
-	pctSteps := max(o.PCTSteps, minPCTSteps)
+	pctSteps := max(o.PCTSteps, schedule.MinPCTSteps)
 	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
 		s := huntSchedule(in, o)
 		s.cover = cover
@@ -134,27 +135,25 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 }
 
 // huntSchedule is the schedule that runs a fuzz loop's input.
-func huntSchedule(in fuzzloop.Input, o Options) schedule {
-	st, _ := strategyNamed(in.Strategy)
-	s := schedule{seed: in.Seed, rec: in.Rec, strategy: st, depth: in.Depth, pctSteps: in.PCTSteps, then: true}
-	if s.depth == 0 {
-		s.depth = o.Depth
+func huntSchedule(in fuzzloop.Input, o Options) plan {
+	st, _ := schedule.ParseStrategy(in.Strategy) // the loop's inputs name strategies it knows
+	s := plan{Schedule: schedule.Schedule{Seed: in.Seed, Recording: in.Rec, Strategy: st, Depth: in.Depth, PCTSteps: in.PCTSteps, Then: true}}
+	if s.Depth == 0 {
+		s.Depth = o.Depth
 	}
-	if s.pctSteps == 0 {
-		s.pctSteps = max(o.PCTSteps, minPCTSteps)
-	}
+	s.Schedule = s.WithDefaults(o.PCTSteps)
 	return s
 }
 
 // saveInput writes the failing schedule's input beside its trace, so that a
 // hunt's failure can also be mutated or replayed with -dst.input.
 func saveInput(x exploration) string {
-	if x.saved == "" || x.s.rec == nil && !x.s.then {
+	if x.saved == "" || x.s.Recording == nil && !x.s.Then {
 		return ""
 	}
-	in := fuzzloop.Input{Strategy: x.s.strategy.String(), Depth: x.s.depth, PCTSteps: x.s.pctSteps, Rec: x.s.rec}
-	if x.s.then {
-		in.Seed = x.s.seed // the recording, then fresh values from the seed: as it ran
+	in := fuzzloop.Input{Strategy: x.s.Strategy.String(), Depth: x.s.Depth, PCTSteps: x.s.PCTSteps, Rec: x.s.Recording}
+	if x.s.Then {
+		in.Seed = x.s.Seed // the recording, then fresh values from the seed: as it ran
 	}
 	path := x.saved[:len(x.saved)-len(filepath.Ext(x.saved))] + ".input"
 	b, _ := in.MarshalText()

@@ -4,12 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/schedule"
 )
 
 // Options shape how a body is explored. The zero value is valid: every field
@@ -95,9 +95,7 @@ type ClockFaults struct {
 
 const (
 	defaultIterations = 1000
-	defaultDepth      = 3
 	defaultWatchdog   = 5 * time.Second
-	minPCTSteps       = 100
 )
 
 var flags struct {
@@ -181,7 +179,7 @@ func (o Options) withFlags() (Options, error) {
 			o.input = &in
 			o.namedBy = "-dst.input"
 			if o.Depth == 0 {
-				o.Depth = defaultDepth
+				o.Depth = schedule.DefaultDepth
 			}
 		case "dst.crashtrace":
 			if flags.input == "" {
@@ -222,7 +220,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Strategy = "portfolio"
 	}
 	if o.Depth == 0 {
-		o.Depth = defaultDepth
+		o.Depth = schedule.DefaultDepth
 	}
 	if o.Watchdog == 0 {
 		o.Watchdog = defaultWatchdog
@@ -233,7 +231,7 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.Iterations < 0:
 		return o, fmt.Errorf("sched: Iterations is %d, must be positive", o.Iterations)
-	case !slices.Contains([]string{"portfolio", "random", "pct", "pos", "hunt"}, o.Strategy):
+	case !validStrategy(o.Strategy):
 		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, portfolio or hunt", o.Strategy)
 	case o.Depth < 1:
 		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
@@ -253,4 +251,14 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// validStrategy reports whether name is a strategy of one schedule, or
+// "portfolio" or "hunt", which pick one per schedule.
+func validStrategy(name string) bool {
+	if name == "portfolio" || name == "hunt" {
+		return true
+	}
+	_, err := schedule.ParseStrategy(name)
+	return err == nil
 }

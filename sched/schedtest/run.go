@@ -9,6 +9,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -47,7 +48,7 @@ type Result struct {
 	Stall string
 
 	// What WriteTrace needs to describe the run.
-	sched  schedule
+	sched  plan
 	opts   Options
 	name   string
 	body   func(*T)
@@ -114,22 +115,15 @@ func Run(opts Options, body func(*T)) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := o.schedule(0, o.Seed, minPCTSteps)
+	s := o.schedule(0, o.Seed, schedule.MinPCTSteps)
 	res, _ := s.run(o, "schedtest.Run", nil, body)
 	return res, nil
 }
 
-// schedule is everything that decides one run besides the body.
-type schedule struct {
-	index    int
-	seed     uint64
-	rec      *entropy.Recording // replayed instead of seed when set
-	strategy engine.Strategy
-	depth    int
-	pctSteps int
-
-	then       bool   // serve draws past rec fresh from seed (a hunt's mutated input)
-	seedRec    bool   // rec is what seed drew: the seed reproduces the schedule too
+// plan is a schedule, and how to run it.
+type plan struct {
+	schedule.Schedule
+	index      int    // the schedule's number in an exploration, from 0
 	data       []byte // serve fresh draws from these bytes (a native fuzz target)
 	cover      []byte // coverage map to fill
 	transcribe bool
@@ -137,39 +131,26 @@ type schedule struct {
 	stream     *trace.Writer // write the trace there as the run goes (runStreaming)
 }
 
-// strategyNamed is the strategy a single schedule named by s runs.
-func strategyNamed(s string) (engine.Strategy, bool) {
-	switch s {
-	case "random":
-		return engine.Random, true
-	case "pct":
-		return engine.PCT, true
-	case "pos":
-		return engine.POS, true
-	}
-	return 0, false
-}
-
 // seedStep spreads the seeds of successive schedules.
 const seedStep = 0x9E3779B97F4A7C15
 
-func (o Options) schedule(i int, base uint64, pctHint int) schedule {
+func (o Options) schedule(i int, base uint64, pctHint int) plan {
 	if o.input != nil {
 		s := huntSchedule(*o.input, o)
 		s.index = i
 		return s
 	}
-	s := schedule{index: i, seed: base + uint64(i)*seedStep, rec: o.Recording, depth: o.Depth, pctSteps: o.PCTSteps}
-	if s.pctSteps == 0 {
-		s.pctSteps = pctHint
+	s := plan{index: i, Schedule: schedule.Schedule{Seed: base + uint64(i)*seedStep, Recording: o.Recording, Depth: o.Depth, PCTSteps: o.PCTSteps}}
+	if s.PCTSteps == 0 {
+		s.PCTSteps = pctHint
 	}
 	switch {
-	case o.Strategy == "random", o.Strategy == "portfolio" && i%2 == 1:
-		s.strategy = engine.Random
-	case o.Strategy == "pos":
-		s.strategy = engine.POS
+	case o.Strategy == "portfolio" && i%2 == 1:
+		s.Strategy = engine.Random
+	case o.Strategy == "portfolio":
+		s.Strategy = engine.PCT
 	default:
-		s.strategy = engine.PCT
+		s.Strategy, _ = schedule.ParseStrategy(o.Strategy) // withDefaults checked it
 	}
 	return s
 }
@@ -180,18 +161,16 @@ var sources = sync.Pool{New: func() any { return entropy.New(0) }}
 
 // execute runs body once. detail turns source locations on, and with
 // o.Record it records the run's events. The recording is the run's own copy.
-func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording, *trace.Buffer) {
+func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bool) (*engine.Outcome, *entropy.Recording, *trace.Buffer) {
 	var src *entropy.Source
 	switch {
-	case s.rec != nil && s.then:
-		src = entropy.ReplayThen(s.rec, s.seed)
-	case s.rec != nil:
-		src = entropy.Replay(s.rec)
+	case s.Recording != nil:
+		src = s.Source()
 	case s.data != nil:
 		src = entropy.FromBytes(s.data)
 	default:
 		src = sources.Get().(*entropy.Source)
-		src.Reset(s.seed)
+		src.Reset(s.Seed)
 	}
 	watchdog := o.Watchdog
 	if watchdog < 0 {
@@ -200,9 +179,9 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	cfg := engine.Config{
 		Name:             name,
 		Source:           src,
-		Strategy:         s.strategy,
-		Depth:            s.depth,
-		PCTSteps:         s.pctSteps,
+		Strategy:         s.Strategy,
+		Depth:            s.Depth,
+		PCTSteps:         s.PCTSteps,
 		MaxSteps:         o.MaxSteps,
 		Watchdog:         watchdog,
 		Detail:           detail,
@@ -224,7 +203,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
 	rec := src.Recording().Clone()
-	if s.rec == nil && s.data == nil && (out.Failure == nil || out.Failure.Kind != engine.Watchdog) {
+	if s.Recording == nil && s.data == nil && (out.Failure == nil || out.Failure.Kind != engine.Watchdog) {
 		// An abandoned goroutine may still draw from the source: only
 		// sources no goroutine can touch again are reused.
 		sources.Put(src)
@@ -235,7 +214,7 @@ func (s schedule) execute(o Options, name string, tb tbase, body func(*T), detai
 // run executes the schedule and, if it fails, re-executes it from its
 // recording with source locations on and its events recorded. The second
 // result is a note when the re-execution did not fail the same way.
-func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
+func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
 	if o.crashTrace != "" {
 		return s.runStreaming(o, name, tb, body)
 	}
@@ -244,8 +223,8 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 	note, detail := "", o.Detail
 	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
 		again := s
-		again.rec = rec
-		again.seedRec = s.rec == nil && !s.then && s.data == nil
+		again.Recording = rec
+		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
 			out, buf, detail = out2, buf2, true
@@ -272,10 +251,10 @@ func (s schedule) run(o Options, name string, tb tbase, body func(*T)) (*Result,
 // trace to o.crashTrace event by event (trace.Writer.Stream): if the run
 // kills the process, the file holds every event up to the crash. The note
 // says what went wrong with the file, if anything.
-func (s schedule) runStreaming(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
+func (s plan) runStreaming(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
 	f, err := os.Create(o.crashTrace)
 	if err == nil {
-		s.stream, err = trace.NewWriter(f, s.header(o, name, body, s.rec, true))
+		s.stream, err = trace.NewWriter(f, s.header(o, name, body, s.Recording, true))
 	}
 	if err != nil {
 		if f != nil {
@@ -299,13 +278,13 @@ func (s schedule) runStreaming(o Options, name string, tb tbase, body func(*T)) 
 }
 
 // result is what the caller sees of a run.
-func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buffer) *Result {
+func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buffer) *Result {
 	res := &Result{
 		sched:       s,
-		Seed:        s.seed,
-		Strategy:    s.strategy.String(),
-		Depth:       s.depth,
-		PCTSteps:    s.pctSteps,
+		Seed:        s.Seed,
+		Strategy:    s.Strategy.String(),
+		Depth:       s.Depth,
+		PCTSteps:    s.PCTSteps,
 		Steps:       out.Steps,
 		Switches:    out.Switches,
 		Preemptions: out.Preemptions,
@@ -330,18 +309,8 @@ func (s schedule) result(out *engine.Outcome, rec *entropy.Recording, buf *trace
 }
 
 // describe is the schedule in words, for reports.
-func (s schedule) describe(res *Result) string {
-	var b strings.Builder
-	if s.rec != nil {
-		fmt.Fprintf(&b, "from a recording, %s", s.strategy)
-	} else {
-		fmt.Fprintf(&b, "seed %#x, %s", s.seed, s.strategy)
-	}
-	if s.strategy == engine.PCT {
-		fmt.Fprintf(&b, " depth %d over %d steps", s.depth, s.pctSteps)
-	}
-	fmt.Fprintf(&b, "; %d steps, %d switches, %d goroutines", res.Steps, res.Switches, res.Goroutines)
-	return b.String()
+func (s plan) describe(res *Result) string {
+	return fmt.Sprintf("%s; %d steps, %d switches, %d goroutines", s.Schedule, res.Steps, res.Switches, res.Goroutines)
 }
 
 func firstLine(s string) string {

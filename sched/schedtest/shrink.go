@@ -4,6 +4,7 @@ import (
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/schedule"
 )
 
 // outcomeOf is a run as the fuzz loop and the shrinker see it.
@@ -34,7 +35,7 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 		return x
 	}
 	s := x.s
-	s.rec, s.then, s.data, s.transcribe = x.res.Recording, false, nil, true
+	s.Recording, s.Then, s.data, s.transcribe = x.res.Recording, false, nil, true
 	out, rec, _ := s.execute(o, name, tb, body, false)
 	first := loopOutcome(out, rec)
 	if first.Failure == nil || first.Failure.Kind != string(x.res.Failure.Kind) {
@@ -53,7 +54,7 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	}
 	in := fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{Values: values, Data: rec.Data}}
 	run := func(in fuzzloop.Input) fuzzloop.Outcome {
-		s := schedule{index: x.s.index, strategy: engine.Random, rec: in.Rec}
+		s := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: in.Rec}}
 		out, rec, _ := s.execute(o, name, tb, body, false)
 		return loopOutcome(out, rec)
 	}
@@ -64,7 +65,7 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	r := fuzzloop.Shrink(fuzzloop.ShrinkConfig{}, in, walk, run)
 	r.Before = fuzzloop.SizeOf(first.Size, x.res.Recording)
 	// No seed: the found schedule's would not reproduce the shrunk one.
-	small := schedule{index: x.s.index, strategy: engine.Random, rec: r.Input.Rec}
+	small := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: r.Input.Rec}}
 	res, note := small.run(o, name, tb, body)
 	if res.Failure == nil || res.Failure.Kind != x.res.Failure.Kind {
 		return x

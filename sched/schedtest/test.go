@@ -16,6 +16,7 @@ import (
 	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -134,7 +135,7 @@ func Explore(opts Options, body func(*T)) (*Result, error) {
 type exploration struct {
 	base    uint64
 	n       int // schedules run
-	s       schedule
+	s       plan
 	res     *Result
 	note    string
 	elapsed time.Duration
@@ -146,7 +147,7 @@ type exploration struct {
 	saveErr     error
 	err         error                  // the exploration could not go on (a hunt's corpus)
 	shrunk      *fuzzloop.ShrinkResult // how the failure was shrunk
-	found0      *schedule              // the schedule as found, before shrinking
+	found0      *plan                  // the schedule as found, before shrinking
 	found       []exploration          // a hunt's failures, saved, the first being this one
 	hunt        fuzzloop.Stats         // a hunt's loop, when nothing failed
 }
@@ -162,7 +163,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 		x.base = randomSeed()
 	}
 	start := time.Now()
-	pctHint := minPCTSteps
+	pctHint := schedule.MinPCTSteps
 	failedBefore := tb != nil && tb.Failed()
 	for i := 0; i < o.Iterations; i++ {
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
@@ -206,10 +207,10 @@ func outerFailedReport(name string, o Options, x exploration) string {
 // drawn is x's schedule as what its run drew: a hunt's input (its
 // recording, then values from its seed) becomes the whole recording, which
 // a -dst.replay handle names.
-func (x exploration) drawn() schedule {
+func (x exploration) drawn() plan {
 	s := x.s
-	if s.then && x.res != nil && x.res.Recording != nil {
-		s.rec, s.then = x.res.Recording, false
+	if s.Then && x.res != nil && x.res.Recording != nil {
+		s.Recording, s.Then = x.res.Recording, false
 	}
 	return s
 }
@@ -252,7 +253,7 @@ func failureReport(name string, o Options, x exploration) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
-	if x.found0 != nil && x.found0.rec == nil {
+	if x.found0 != nil && x.found0.Recording == nil {
 		fmt.Fprintf(&b, "the schedule as found, before shrinking:\n  %s\n", reproduceLine(name, o, *x.found0))
 	}
 	switch {
@@ -281,11 +282,11 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	if dir == "off" || x.res.Trace == nil {
 		return "", nil
 	}
-	id := fmt.Sprintf("%#x", x.s.seed)
-	if x.s.rec != nil {
-		what := x.s.rec.Handle()
-		if x.s.then {
-			what += fmt.Sprintf(" then %#x", x.s.seed) // a hunt's input: its seed too
+	id := fmt.Sprintf("%#x", x.s.Seed)
+	if x.s.Recording != nil {
+		what := x.s.Recording.Handle()
+		if x.s.Then {
+			what += fmt.Sprintf(" then %#x", x.s.Seed) // a hunt's input: its seed too
 		}
 		sum := sha256.Sum256([]byte(what))
 		id = hex.EncodeToString(sum[:6])
@@ -338,21 +339,13 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 
 // reproduceLine is a go test command that runs exactly schedule s of test
 // name, from the module root.
-func reproduceLine(name string, o Options, s schedule) string {
+func reproduceLine(name string, o Options, s plan) string {
 	args := []string{"go", "test"}
 	if engine.RaceEnabled {
 		args = append(args, "-race")
 	}
 	args = append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)))
-	if s.rec != nil {
-		args = append(args, "-dst.replay="+s.rec.Handle())
-	} else {
-		args = append(args, fmt.Sprintf("-dst.seed=%#x", s.seed))
-	}
-	args = append(args, "-dst.strategy="+s.strategy.String())
-	if s.strategy == engine.PCT {
-		args = append(args, fmt.Sprintf("-dst.depth=%d", s.depth), fmt.Sprintf("-dst.pctsteps=%d", s.pctSteps))
-	}
+	args = append(args, s.Flags()...)
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -50,34 +51,19 @@ func testDir(dir, name string) string {
 }
 
 // header describes schedule s of the test name for a trace.
-func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Recording, detail bool) *trace.Header {
+func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recording, detail bool) *trace.Header {
 	h := &trace.Header{
 		Package:   bodyPackage(body),
 		Test:      name,
 		GoVersion: runtime.Version(),
 		GOOS:      runtime.GOOS,
 		GOARCH:    runtime.GOARCH,
-		Strategy:  s.strategy.String(),
-		Depth:     s.depth,
-		PCTSteps:  s.pctSteps,
 		MaxSteps:  o.MaxSteps,
-		Seed:      s.seed,
 		Detail:    detail,
 	}
+	s.Schedule.Header(h, rec)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		h.Module = bi.Main.Path + "@" + bi.Main.Version
-	}
-	// What reproduces it: its seed, or only the recording below (a shrunk
-	// schedule, a replayed handle, a hunt's input).
-	switch {
-	case s.then:
-		// A hunt's input: its recording, then fresh values from its seed
-		// (a trace streamed up to a crash holds only the input's recording).
-		h.Options = append(h.Options, trace.EntropyRecordingThenSeed)
-	case s.rec == nil || s.seedRec:
-		h.Options = append(h.Options, trace.EntropySeed)
-	default:
-		h.Options = append(h.Options, trace.EntropyRecording)
 	}
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
@@ -98,9 +84,6 @@ func (s schedule) header(o Options, name string, body func(*T), rec *entropy.Rec
 			fmt.Sprintf("clock.jump=%v,%v", f.JumpProbability, f.MaxJump))
 	}
 	slices.Sort(h.Options)
-	if rec != nil {
-		h.Recording, _ = rec.MarshalBinary()
-	}
 	return h
 }
 
@@ -119,18 +102,12 @@ func bodyPackage(body func(*T)) string {
 }
 
 // fromHeader is the options and the schedule a trace records.
-func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
-	rec := &entropy.Recording{}
-	if err := rec.UnmarshalBinary(h.Recording); err != nil {
-		return o, schedule{}, fmt.Errorf("sched: the trace's recording: %w", err)
+func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
+	sc, err := schedule.FromHeader(h)
+	if err != nil {
+		return o, plan{}, fmt.Errorf("sched: %w", err)
 	}
-	s := schedule{seed: h.Seed, rec: rec, depth: h.Depth, pctSteps: h.PCTSteps}
-	s.seedRec = slices.Contains(h.Options, trace.EntropySeed)
-	s.then = slices.Contains(h.Options, trace.EntropyRecordingThenSeed)
-	var ok bool
-	if s.strategy, ok = strategyNamed(h.Strategy); !ok {
-		return o, s, fmt.Errorf("sched: the trace's strategy %q is unknown", h.Strategy)
-	}
+	s := plan{Schedule: sc}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
 	zone := ""
 	for _, opt := range h.Options {
@@ -139,7 +116,6 @@ func fromHeader(h *trace.Header, o Options) (Options, schedule, error) {
 		if i := strings.LastIndexByte(opt, '='); i >= 0 {
 			k, v = opt[:i], opt[i+1:]
 		}
-		var err error
 		switch {
 		case strings.HasPrefix(k, "fault."):
 			if o.Faults == nil {
