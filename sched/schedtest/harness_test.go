@@ -1,6 +1,7 @@
 package schedtest_test
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -616,5 +617,25 @@ func TestParallelSubtests(t *testing.T) {
 			schedtest.TestWith(t, schedtest.Options{Seed: uint64(10 + i), Iterations: 150,
 				Faults: map[string]float64{"produce": 0.2}}, body)
 		})
+	}
+}
+
+// Explore reads no flags: -dst.shrink=false, which a go test command line
+// gives the tests it runs, leaves Explore's failures shrunk.
+func TestExploreReadsNoFlags(t *testing.T) {
+	if err := flag.Set("dst.shrink", "false"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flag.Set("dst.shrink", "true") })
+	res, err := schedtest.Explore(schedtest.Options{Seed: 1, Strategy: "pct", Iterations: 300}, abba(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatal("no deadlock found")
+	}
+	// Shrinking rewrites the failure as a random walk.
+	if res.Strategy != "random" {
+		t.Errorf("the failure was found by %s and left unshrunk: Explore read -dst.shrink", res.Strategy)
 	}
 }

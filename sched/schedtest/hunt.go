@@ -21,7 +21,10 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		x.base = randomSeed()
 	}
 	start := time.Now()
-	worker := flags.worker
+	worker := -1
+	if o.isWorker {
+		worker = o.worker
+	}
 	pctSteps := max(o.PCTSteps, schedule.MinPCTSteps)
 	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
 		s := huntSchedule(in, o)
@@ -29,15 +32,15 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		out, rec, _ := s.execute(o, name, tb, body, false)
 		return loopOutcome(out, rec)
 	}
-	loop, err := fuzzloop.New(fuzzloop.Config{Seed: x.base, Dir: flags.corpus, PCTSteps: pctSteps}, target)
+	loop, err := fuzzloop.New(fuzzloop.Config{Seed: x.base, Dir: o.corpus, PCTSteps: pctSteps}, target)
 	if err != nil {
 		x.err = err
 		x.res = &Result{}
 		return x
 	}
 	var cur *fuzzloop.Current
-	if worker >= 0 && flags.corpus != "" {
-		if cur, err = fuzzloop.OpenCurrent(flags.corpus, worker); err != nil {
+	if worker >= 0 && o.corpus != "" {
+		if cur, err = fuzzloop.OpenCurrent(o.corpus, worker); err != nil {
 			x.err = err
 			return x
 		}
@@ -117,7 +120,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 			}
 			huntwire.Print(os.Stdout, hf)
 		}
-		if !flags.keepGoing {
+		if !o.keepGoing {
 			break
 		}
 	}

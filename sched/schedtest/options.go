@@ -79,6 +79,13 @@ type Options struct {
 	// input, set by -dst.input, is a hunt's input to run as the hunt ran
 	// it: its recording, then fresh values from its seed.
 	input *fuzzloop.Input
+	// The settings of the shrinker and of hunts that only flags give
+	// (withFlags): Run and Explore read no flags and keep their zero values.
+	noShrink  bool   // -dst.shrink=false
+	corpus    string // -dst.corpus
+	isWorker  bool   // -dst.worker: this process is a worker of dstreplay hunt,
+	worker    int    // this one
+	keepGoing bool   // -dst.keepgoing
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -149,6 +156,8 @@ func (o Options) withFlags() (Options, error) {
 	if !flag.Parsed() {
 		return o, nil
 	}
+	o.noShrink, o.corpus, o.keepGoing = !flags.shrink, flags.corpus, flags.keepGoing
+	o.isWorker, o.worker = flags.worker >= 0, flags.worker
 	var err error
 	seedSet, itersSet, timeSet := false, false, false
 	flag.Visit(func(f *flag.Flag) {

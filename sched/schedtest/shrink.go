@@ -31,7 +31,7 @@ func shrinkable(k FailureKind) bool {
 // strategy that found it, so that every choice of 0 means "no preemption"
 // and lowering choices simplifies the schedule.
 func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploration) exploration {
-	if !flags.shrink || x.res.Failure == nil || !shrinkable(x.res.Failure.Kind) {
+	if o.noShrink || x.res.Failure == nil || !shrinkable(x.res.Failure.Kind) {
 		return x
 	}
 	s := x.s

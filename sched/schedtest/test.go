@@ -51,13 +51,13 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		replayForTest(t, flags.trace, body, true)
 		return
 	}
-	if flags.worker >= 0 {
+	if o.isWorker {
 		// A hunt's worker: the saved failures are already known; a
 		// worker that stopped on them would hunt nothing.
 		o.Iterations = huntIterations(o)
 	}
 	switch saved := savedFailures(t.Name()); {
-	case flags.worker >= 0:
+	case o.isWorker:
 	case o.namedBy != "" && len(saved) > 0:
 		// The command line names the schedule to run, as a reproduce line
 		// does: the saved failures may be other bugs.
