@@ -1,5 +1,5 @@
 // Package huntwire is the line protocol between a test binary that hunts
-// (package sched, run with -dst.hunt) and dstreplay hunt, which starts the
+// (package schedtest, run with -dst.worker) and dstreplay hunt, which starts the
 // binaries as workers and reads their standard output: each protocol line
 // is a prefix and one JSON object. Other lines are the test's own output.
 package huntwire

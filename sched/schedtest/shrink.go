@@ -7,7 +7,7 @@ import (
 	"github.com/dstgo/dst/internal/schedule"
 )
 
-// outcomeOf is a run as the fuzz loop and the shrinker see it.
+// loopOutcome is a run as the fuzz loop and the shrinker see it.
 func loopOutcome(out *engine.Outcome, rec *entropy.Recording) fuzzloop.Outcome {
 	o := fuzzloop.Outcome{Rec: rec, Size: fuzzloop.Size{
 		Preemptions: out.Preemptions, Steps: out.Steps, Goroutines: out.Goroutines,
