@@ -123,7 +123,7 @@ func RecoverCrash(corpusDir string, worker int, failDir, test string, output []b
 		return "", fmt.Errorf("fuzzloop: recovering the crashing input: %w", err)
 	}
 	dir := filepath.Join(failDir, strings.ReplaceAll(test, "/", "_"))
-	path := filepath.Join(dir, "crash-"+in.name())
+	path := filepath.Join(dir, "crash-"+inputName(in))
 	text, _ := in.MarshalText()
 	if err := WriteFileAtomic(path, text); err != nil {
 		return "", err

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/dstgo/dst/internal/engine"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -38,7 +39,7 @@ func crInput(seed uint64, n int) fuzzloop.Input {
 	for i := range n {
 		rec.Values = append(rec.Values, entropy.Value{UID: crChoice, V: uint64(i) * 0x9e3779b97f4a7c15})
 	}
-	return fuzzloop.Input{Strategy: "pct", Depth: 3, PCTSteps: 100, Seed: seed, Rec: rec}
+	return fuzzloop.Input{Strategy: engine.PCT, Depth: 3, PCTSteps: 100, Seed: seed, Recording: rec}
 }
 
 func readCurrent(t *testing.T, dir string, worker int, want fuzzloop.Input) {
@@ -48,7 +49,7 @@ func readCurrent(t *testing.T, dir string, worker int, want fuzzloop.Input) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("ReadCurrent = %d values, seed %#x; want %d values, seed %#x", got.Rec.Len(), got.Seed, want.Rec.Len(), want.Seed)
+		t.Fatalf("ReadCurrent = %d values, seed %#x; want %d values, seed %#x", got.Recording.Len(), got.Seed, want.Recording.Len(), want.Seed)
 	}
 }
 

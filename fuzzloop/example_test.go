@@ -13,7 +13,7 @@ import (
 func ExampleLoop() {
 	key := entropy.KeyOf("digit")
 	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
-		src := entropy.ReplayThen(in.Rec, in.Seed)
+		src := entropy.ReplayThen(in.Recording, in.Seed)
 		out := fuzzloop.Outcome{}
 		depth := 0
 		for _, want := range []int{7, 3, 9} {

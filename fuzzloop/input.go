@@ -3,87 +3,26 @@ package fuzzloop
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
-	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/internal/schedule"
 )
 
-// Input is a schedule to run: a strategy and the entropy it replays.
-type Input struct {
-	Strategy string // "random", "pct" or "pos"
-	Depth    int    // PCT's depth
-	PCTSteps int    // PCT's change-point range
-	// Rec is replayed per uid; a draw past its values is served fresh from
-	// Seed (entropy.ReplayThen). Nil runs fresh from Seed.
-	Rec  *entropy.Recording
-	Seed uint64
-}
-
-// inputMagic starts every input file.
-const inputMagic = "dst-input 1"
+// Input is a schedule to run: a strategy and the entropy it replays. Its
+// Recording is replayed per uid and a draw past its values is served fresh
+// from Seed (entropy.ReplayThen), as a Schedule with Then set; a nil
+// Recording runs fresh from Seed. Its text form (MarshalText) is the input
+// file's.
+type Input = schedule.Schedule
 
 // ErrBadInput is wrapped by every error about an input file's contents.
-var ErrBadInput = errors.New("not a valid input file")
-
-// MarshalText encodes in as two lines: a header naming the strategy, and
-// the recording's handle.
-func (in Input) MarshalText() ([]byte, error) {
-	rec := in.Rec
-	if rec == nil {
-		rec = &entropy.Recording{}
-	}
-	return fmt.Appendf(nil, "%s strategy=%s depth=%d pctsteps=%d seed=%#x\n%s\n",
-		inputMagic, in.Strategy, in.Depth, in.PCTSteps, in.Seed, rec.Handle()), nil
-}
-
-// UnmarshalText decodes the output of MarshalText.
-func (in *Input) UnmarshalText(b []byte) error {
-	header, rest, ok := strings.Cut(string(b), "\n")
-	if !ok || !strings.HasPrefix(header, inputMagic+" ") {
-		return fmt.Errorf("%w: the first line is not %q", ErrBadInput, inputMagic+" ...")
-	}
-	var out Input
-	for _, field := range strings.Fields(header[len(inputMagic):]) {
-		k, v, _ := strings.Cut(field, "=")
-		var err error
-		switch k {
-		case "strategy":
-			out.Strategy = v
-		case "depth":
-			out.Depth, err = strconv.Atoi(v)
-		case "pctsteps":
-			out.PCTSteps, err = strconv.Atoi(v)
-		case "seed":
-			out.Seed, err = strconv.ParseUint(v, 0, 64)
-		default:
-			err = errors.New("unknown field")
-		}
-		if err != nil {
-			return fmt.Errorf("%w: header field %q: %v", ErrBadInput, field, err)
-		}
-	}
-	switch out.Strategy {
-	case "random", "pct", "pos":
-	default:
-		return fmt.Errorf("%w: unknown strategy %q", ErrBadInput, out.Strategy)
-	}
-	rec, err := entropy.ParseHandle(strings.TrimSpace(rest))
-	if err != nil {
-		return fmt.Errorf("%w: the recording: %v", ErrBadInput, err)
-	}
-	out.Rec = rec
-	*in = out
-	return nil
-}
+var ErrBadInput = schedule.ErrBadText
 
 // name is the file name of an input: a hash of its contents.
-func (in Input) name() string {
+func inputName(in Input) string {
 	b, _ := in.MarshalText()
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8]) + ".input"
@@ -114,7 +53,7 @@ func WriteInput(dir string, in Input) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, in.name())
+	path := filepath.Join(dir, inputName(in))
 	return path, atomicfile.WriteBytes(path, false, b)
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/dstgo/dst/internal/engine"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -24,11 +25,11 @@ var (
 // values and bytes data.
 func inSample() Input {
 	return Input{
-		Strategy: "pct",
+		Strategy: engine.PCT,
 		Depth:    2,
 		PCTSteps: 120,
 		Seed:     0xdeadbeefcafe,
-		Rec: &entropy.Recording{
+		Recording: &entropy.Recording{
 			Values: []entropy.Value{
 				{UID: inChoice, V: 3},
 				{UID: inBytes, V: 2},
@@ -44,9 +45,9 @@ func inSample() Input {
 func TestInputTextRoundTrip(t *testing.T) {
 	for _, in := range []Input{
 		inSample(),
-		{Strategy: "random", Seed: 1, Rec: &entropy.Recording{Values: []entropy.Value{{UID: inChoice, V: 1}}}},
-		{Strategy: "pos", Rec: &entropy.Recording{}},
-		{Strategy: "pct", Depth: -1, PCTSteps: 1 << 40, Seed: ^uint64(0), Rec: &entropy.Recording{}},
+		{Strategy: engine.Random, Seed: 1, Recording: &entropy.Recording{Values: []entropy.Value{{UID: inChoice, V: 1}}}},
+		{Strategy: engine.POS, Recording: &entropy.Recording{}},
+		{Strategy: engine.PCT, Depth: -1, PCTSteps: 1 << 40, Seed: ^uint64(0), Recording: &entropy.Recording{}},
 	} {
 		text, err := in.MarshalText()
 		if err != nil {
@@ -60,7 +61,7 @@ func TestInputTextRoundTrip(t *testing.T) {
 			t.Fatalf("UnmarshalText(%q): %v", text, err)
 		}
 		if !reflect.DeepEqual(got, in) {
-			t.Errorf("round trip of %q:\n got %+v %+v\nwant %+v %+v", text, got, got.Rec, in, in.Rec)
+			t.Errorf("round trip of %q:\n got %+v %+v\nwant %+v %+v", text, got, got.Recording, in, in.Recording)
 		}
 		again, _ := got.MarshalText()
 		if !bytes.Equal(again, text) {
@@ -71,7 +72,7 @@ func TestInputTextRoundTrip(t *testing.T) {
 
 // A nil recording marshals as the empty one.
 func TestInputNilRecording(t *testing.T) {
-	text, err := Input{Strategy: "random", Seed: 7}.MarshalText()
+	text, err := Input{Strategy: engine.Random, Seed: 7}.MarshalText()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,21 +80,21 @@ func TestInputNilRecording(t *testing.T) {
 	if err := got.UnmarshalText(text); err != nil {
 		t.Fatal(err)
 	}
-	if got.Strategy != "random" || got.Seed != 7 || got.Rec == nil || got.Rec.Len() != 0 || len(got.Rec.Data) != 0 {
-		t.Errorf("got %+v (rec %+v), want strategy random, seed 7 and an empty recording", got, got.Rec)
+	if got.Strategy != engine.Random || got.Seed != 7 || got.Recording == nil || got.Recording.Len() != 0 || len(got.Recording.Data) != 0 {
+		t.Errorf("got %+v (rec %+v), want strategy random, seed 7 and an empty recording", got, got.Recording)
 	}
 }
 
 // UnmarshalText replaces the whole input, or leaves it alone on error.
 func TestInputUnmarshalReplacesOrKeeps(t *testing.T) {
-	in := Input{Strategy: "pct", Depth: 9, PCTSteps: 9, Seed: 9, Rec: &entropy.Recording{}}
+	in := Input{Strategy: engine.PCT, Depth: 9, PCTSteps: 9, Seed: 9, Recording: &entropy.Recording{}}
 	if err := in.UnmarshalText([]byte("dst-input 1 strategy=random\ne1\n")); err == nil {
 		t.Fatal("an empty handle was accepted")
 	}
-	if in.Strategy != "pct" || in.Depth != 9 || in.Seed != 9 {
+	if in.Strategy != engine.PCT || in.Depth != 9 || in.Seed != 9 {
 		t.Errorf("a failed UnmarshalText changed the input: %+v", in)
 	}
-	text, _ := Input{Strategy: "random", Rec: &entropy.Recording{}}.MarshalText()
+	text, _ := Input{Strategy: engine.Random, Recording: &entropy.Recording{}}.MarshalText()
 	if err := in.UnmarshalText(text); err != nil {
 		t.Fatal(err)
 	}
@@ -232,8 +233,8 @@ func FuzzInputUnmarshal(f *testing.F) {
 	good, _ := inSample().MarshalText()
 	f.Add(good)
 	for _, in := range []Input{
-		{Strategy: "random", Seed: 3},
-		{Strategy: "pos", Rec: &entropy.Recording{Values: []entropy.Value{{UID: inUint, V: 42}}}},
+		{Strategy: engine.Random, Seed: 3},
+		{Strategy: engine.POS, Recording: &entropy.Recording{Values: []entropy.Value{{UID: inUint, V: 42}}}},
 	} {
 		b, _ := in.MarshalText()
 		f.Add(b)
@@ -252,7 +253,7 @@ func FuzzInputUnmarshal(f *testing.F) {
 			}
 			return
 		}
-		if in.Rec == nil {
+		if in.Recording == nil {
 			t.Fatalf("UnmarshalText(%q) accepted it with a nil recording", b)
 		}
 		text, err := in.MarshalText()
@@ -264,7 +265,7 @@ func FuzzInputUnmarshal(f *testing.F) {
 			t.Fatalf("UnmarshalText(%q) accepted, but its re-marshalling %q is rejected: %v", b, text, err)
 		}
 		if !reflect.DeepEqual(again, in) {
-			t.Fatalf("UnmarshalText(%q) = %+v (rec %+v); re-marshalled and parsed: %+v (rec %+v)", b, in, in.Rec, again, again.Rec)
+			t.Fatalf("UnmarshalText(%q) = %+v (rec %+v); re-marshalled and parsed: %+v (rec %+v)", b, in, in.Recording, again, again.Recording)
 		}
 		text2, _ := again.MarshalText()
 		if !bytes.Equal(text, text2) {

@@ -89,14 +89,14 @@ func satAdd(a, b uint64) uint64 {
 // run (depths 1 to 3) in 1300 to 1900. POS and PCT keep a share for the
 // bugs they are made for.
 var Portfolio = []Input{
-	{Strategy: "random"},
-	{Strategy: "random"},
-	{Strategy: "random"},
-	{Strategy: "pos"},
-	{Strategy: "random"},
-	{Strategy: "random"},
-	{Strategy: "random"},
-	{Strategy: "pct", Depth: 2},
+	{Strategy: engine.Random},
+	{Strategy: engine.Random},
+	{Strategy: engine.Random},
+	{Strategy: engine.POS},
+	{Strategy: engine.Random},
+	{Strategy: engine.Random},
+	{Strategy: engine.Random},
+	{Strategy: engine.PCT, Depth: 2},
 }
 
 // Config shapes a Loop.
@@ -212,7 +212,7 @@ func (l *Loop) Next() Input {
 	if len(l.corpus) < 2 || l.rng.Float64() < l.cfg.Fresh {
 		in := Portfolio[l.fresh%len(Portfolio)]
 		l.fresh++
-		if in.Strategy == "pct" {
+		if in.Strategy == engine.PCT {
 			// Change points over the steps runs actually take: drawn from
 			// a longer range, most would fall after the end of the run.
 			in.PCTSteps = l.cfg.PCTSteps
@@ -224,7 +224,7 @@ func (l *Loop) Next() Input {
 		return in
 	}
 	in := l.parent().in
-	in.Rec = Resample(l.rng, in.Rec, engine.StrategyUID)
+	in.Recording = Resample(l.rng, in.Recording, engine.StrategyUID)
 	in.Seed = seed
 	return in
 }
@@ -254,7 +254,7 @@ func (l *Loop) Run(in Input) (Outcome, bool, error) {
 		return out, false, nil // a failing input is the caller's to keep
 	}
 	kept := in
-	kept.Rec = out.Rec // everything it drew: replays without the seed
+	kept.Recording = out.Rec // everything it drew: replays without the seed
 	e, added := l.learn(kept, out)
 	if !added {
 		return out, false, nil

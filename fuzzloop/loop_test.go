@@ -34,7 +34,7 @@ var (
 const ltMagic = 0xfeedface
 
 func ltTarget(in Input, cover []byte) Outcome {
-	src := entropy.ReplayThen(in.Rec, in.Seed)
+	src := entropy.ReplayThen(in.Recording, in.Seed)
 	pad := src.At(ltPadN.Key()).Choice(4)
 	steps := 0
 	for range pad {
@@ -70,7 +70,7 @@ func ltInput(pads []uint64, as ...uint64) Input {
 	for _, v := range as {
 		rec.Values = append(rec.Values, entropy.Value{UID: ltA, V: v})
 	}
-	return Input{Strategy: "random", Rec: rec}
+	return Input{Strategy: engine.Random, Recording: rec}
 }
 
 // ltRun runs in and checks whether it joined the corpus.
@@ -81,7 +81,7 @@ func ltRun(t *testing.T, l *Loop, in Input, wantAdded bool) Outcome {
 		t.Fatal(err)
 	}
 	if added != wantAdded {
-		t.Fatalf("Run(%v): joined the corpus: %v, want %v", in.Rec.Values, added, wantAdded)
+		t.Fatalf("Run(%v): joined the corpus: %v, want %v", in.Recording.Values, added, wantAdded)
 	}
 	return out
 }
@@ -90,7 +90,7 @@ func ltRun(t *testing.T, l *Loop, in Input, wantAdded bool) Outcome {
 func ltCorpus(l *Loop) [][]entropy.Value {
 	var recs [][]entropy.Value
 	for _, e := range l.corpus {
-		recs = append(recs, e.in.Rec.Values)
+		recs = append(recs, e.in.Recording.Values)
 	}
 	return recs
 }
@@ -126,8 +126,8 @@ func TestLoopTargetIsPure(t *testing.T) {
 	if !reflect.DeepEqual(o1, o2) || !slices.Equal(c1, c2) {
 		t.Fatal("the fake target is not deterministic")
 	}
-	if !reflect.DeepEqual(o1.Rec.Values, in.Rec.Values) {
-		t.Fatalf("it drew %v, want exactly the recording %v", o1.Rec.Values, in.Rec.Values)
+	if !reflect.DeepEqual(o1.Rec.Values, in.Recording.Values) {
+		t.Fatalf("it drew %v, want exactly the recording %v", o1.Rec.Values, in.Recording.Values)
 	}
 	if c1[3] != 2 || c1[1] != 1 || c1[200] != 1 || o1.Size.Steps != 5+ltMagic%1000 {
 		t.Fatalf("cover[1,3,200] = %d %d %d, steps %d", c1[1], c1[3], c1[200], o1.Size.Steps)
@@ -146,7 +146,7 @@ func TestLoopPassiveMinimization(t *testing.T) {
 	z := ltInput(nil, 3, 0)                   // feature 3, 3 values
 
 	ltRun(t, l, x, true)
-	xfile := filepath.Join(dir, x.name())
+	xfile := filepath.Join(dir, inputName(x))
 	if _, err := os.Stat(xfile); err != nil {
 		t.Fatalf("the first input was not saved: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestLoopPassiveMinimization(t *testing.T) {
 	}
 
 	ltRun(t, l, y, true) // cheaper for feature 1; x still holds 3
-	if got, want := ltCorpus(l), [][]entropy.Value{x.Rec.Values, y.Rec.Values}; !reflect.DeepEqual(got, want) {
+	if got, want := ltCorpus(l), [][]entropy.Value{x.Recording.Values, y.Recording.Values}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("after y the corpus is %v, want %v", got, want)
 	}
 	if l.best[1*8] != l.corpus[1] || l.best[3*8] != l.corpus[0] || l.corpus[0].holds != 1 {
@@ -163,13 +163,13 @@ func TestLoopPassiveMinimization(t *testing.T) {
 	}
 
 	ltRun(t, l, z, true) // cheaper for feature 3: x holds nothing now
-	if got, want := ltCorpus(l), [][]entropy.Value{y.Rec.Values, z.Rec.Values}; !reflect.DeepEqual(got, want) {
+	if got, want := ltCorpus(l), [][]entropy.Value{y.Recording.Values, z.Recording.Values}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("after z the corpus is %v, want %v", got, want)
 	}
 	if _, err := os.Stat(xfile); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the dropped entry's file %s is still there (%v)", xfile, err)
 	}
-	want := []string{y.name(), z.name()}
+	want := []string{inputName(y), inputName(z)}
 	slices.Sort(want)
 	if got := ltInputFiles(t, dir); !slices.Equal(got, want) {
 		t.Errorf("the corpus directory holds %v, want %v", got, want)
@@ -189,7 +189,7 @@ func TestLoopMinimizationBySteps(t *testing.T) {
 	ltRun(t, l, q, true)
 	ltRun(t, l, r, false)
 	ltRun(t, l, p, false)
-	if got, want := ltCorpus(l), [][]entropy.Value{q.Rec.Values}; !reflect.DeepEqual(got, want) {
+	if got, want := ltCorpus(l), [][]entropy.Value{q.Recording.Values}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the corpus is %v, want only the run of fewest steps %v", got, want)
 	}
 }
@@ -225,16 +225,16 @@ func TestLoopPending(t *testing.T) {
 	ltRun(t, l, ltInput([]uint64{9}, 3, 3, 0), false)
 	var pending [][]entropy.Value
 	for _, e := range l.pending {
-		pending = append(pending, e.in.Rec.Values)
+		pending = append(pending, e.in.Recording.Values)
 	}
-	want := [][]entropy.Value{ltInput([]uint64{7}, 1, 0).Rec.Values, ltInput(nil, 2, 0).Rec.Values, ltInput(nil, 3, 3, 0).Rec.Values}
+	want := [][]entropy.Value{ltInput([]uint64{7}, 1, 0).Recording.Values, ltInput(nil, 2, 0).Recording.Values, ltInput(nil, 3, 3, 0).Recording.Values}
 	if !reflect.DeepEqual(pending, want) {
 		t.Fatalf("pending %v, want %v", pending, want)
 	}
 	// The first input was dropped from the corpus: it is skipped.
 	for i, want := range []*entry{l.pending[2], l.pending[1]} {
 		if got := l.parent(); got != want {
-			t.Fatalf("parent %d: %v, want %v", i, got.in.Rec.Values, want.in.Rec.Values)
+			t.Fatalf("parent %d: %v, want %v", i, got.in.Recording.Values, want.in.Recording.Values)
 		}
 	}
 	if len(l.pending) != 1 {
@@ -245,7 +245,7 @@ func TestLoopPending(t *testing.T) {
 		t.Fatalf("%d pending, want none", len(l.pending))
 	}
 	for range 20 {
-		if in := l.Next(); in.Rec == nil {
+		if in := l.Next(); in.Recording == nil {
 			t.Fatal("Fresh 1e-9 made a fresh input")
 		}
 	}
@@ -310,7 +310,7 @@ func TestLoopKeepsWhatWasDrawn(t *testing.T) {
 	for seed := uint64(1); ; seed++ {
 		var added bool
 		var err error
-		out, added, err = l.Run(Input{Strategy: "pct", Depth: 2, PCTSteps: 50, Seed: seed})
+		out, added, err = l.Run(Input{Strategy: engine.PCT, Depth: 2, PCTSteps: 50, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,11 +319,11 @@ func TestLoopKeepsWhatWasDrawn(t *testing.T) {
 		}
 	}
 	e := l.corpus[0]
-	if e.in.Strategy != "pct" || e.in.Depth != 2 || e.in.PCTSteps != 50 {
+	if e.in.Strategy != engine.PCT || e.in.Depth != 2 || e.in.PCTSteps != 50 {
 		t.Errorf("the entry's strategy changed: %+v", e.in)
 	}
-	if !reflect.DeepEqual(e.in.Rec.Values, out.Rec.Values) || e.in.Rec.Len() == 0 {
-		t.Fatalf("the entry keeps %v, want what the run drew %v", e.in.Rec.Values, out.Rec.Values)
+	if !reflect.DeepEqual(e.in.Recording.Values, out.Rec.Values) || e.in.Recording.Len() == 0 {
+		t.Fatalf("the entry keeps %v, want what the run drew %v", e.in.Recording.Values, out.Rec.Values)
 	}
 	in := e.in
 	in.Seed = 12345
@@ -342,10 +342,10 @@ func TestLoopNext(t *testing.T) {
 	for i := range 2 * len(Portfolio) { // fewer than two corpus inputs: all fresh
 		in := l.Next()
 		want := Portfolio[i%len(Portfolio)]
-		if in.Strategy != want.Strategy || in.Depth != want.Depth || in.Rec != nil {
+		if in.Strategy != want.Strategy || in.Depth != want.Depth || in.Recording != nil {
 			t.Fatalf("fresh input %d: %+v, want %+v", i, in, want)
 		}
-		if (in.Strategy == "pct") != (in.PCTSteps == 77) {
+		if (in.Strategy == engine.PCT) != (in.PCTSteps == 77) {
 			t.Errorf("fresh input %d: %+v: PCTSteps is the config's for pct only", i, in)
 		}
 	}
@@ -356,7 +356,7 @@ func TestLoopNext(t *testing.T) {
 	for range 200 {
 		in := l.Next()
 		seeds[in.Seed] = true
-		if in.Rec != nil {
+		if in.Recording != nil {
 			mutated++
 		}
 	}
@@ -371,7 +371,7 @@ func TestLoopNext(t *testing.T) {
 	ltRun(t, fresh, ltInput(nil, 1, 0), true)
 	ltRun(t, fresh, ltInput(nil, 3, 3, 0), true)
 	for range 100 {
-		if in := fresh.Next(); in.Rec != nil {
+		if in := fresh.Next(); in.Recording != nil {
 			t.Fatal("Fresh 1 made a mutation")
 		}
 	}
@@ -529,7 +529,7 @@ var (
 )
 
 func needleTarget(in Input, cover []byte) Outcome {
-	src := entropy.ReplayThen(in.Rec, in.Seed)
+	src := entropy.ReplayThen(in.Recording, in.Seed)
 	for range 3 {
 		cover[100+src.At(ltNoise).Choice(4)]++
 	}

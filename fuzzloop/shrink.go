@@ -40,12 +40,12 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 	if cfg.Time <= 0 {
 		cfg.Time = 30 * time.Second
 	}
-	if in.Rec == nil {
-		in.Rec = out.Rec // a fresh input: what it drew replays it
+	if in.Recording == nil {
+		in.Recording = out.Rec // a fresh input: what it drew replays it
 	}
 	s := &shrinker{cfg: cfg, run: run, start: time.Now(), sig: out.Failure.Signature}
 	s.best, s.bestOut = in, out
-	s.bestSize = SizeOf(out.Size, in.Rec)
+	s.bestSize = SizeOf(out.Size, in.Recording)
 	res := ShrinkResult{Before: s.bestSize}
 	s.single()
 	for improved := true; improved && !s.spent(); {
@@ -91,13 +91,13 @@ func (s *shrinker) try(values []entropy.Value, data []byte) bool {
 		return false
 	}
 	in := s.best
-	in.Rec = &entropy.Recording{Values: values, Data: data}
+	in.Recording = &entropy.Recording{Values: values, Data: data}
 	s.runs++
 	out := s.run(in)
 	if out.Failure == nil || out.Failure.Signature != s.sig {
 		return false
 	}
-	size := SizeOf(out.Size, in.Rec)
+	size := SizeOf(out.Size, in.Recording)
 	if !size.Less(s.bestSize) {
 		return false
 	}
@@ -105,7 +105,7 @@ func (s *shrinker) try(values []entropy.Value, data []byte) bool {
 	return true
 }
 
-func (s *shrinker) values() []entropy.Value { return s.best.Rec.Values }
+func (s *shrinker) values() []entropy.Value { return s.best.Recording.Values }
 
 // single tries the simplest schedules outright: the values of the busiest
 // uid (for a random walk, its choices) all zero but one, which is set to
@@ -130,14 +130,14 @@ func (s *shrinker) single() bool {
 	for _, i := range pos {
 		base[i].V = 0
 	}
-	if s.try(clone(base), s.best.Rec.Data) {
+	if s.try(clone(base), s.best.Recording.Data) {
 		return true
 	}
 	for _, i := range pos {
 		for v := uint64(1); v <= top && !s.spent(); v++ {
 			cand := clone(base)
 			cand[i].V = v
-			if s.try(cand, s.best.Rec.Data) {
+			if s.try(cand, s.best.Recording.Data) {
 				return true
 			}
 		}
@@ -185,7 +185,7 @@ func (s *shrinker) zeroSuffix() bool {
 				cand[j].V, changed = 0, true
 			}
 		}
-		if changed && s.try(cand, s.best.Rec.Data) {
+		if changed && s.try(cand, s.best.Recording.Data) {
 			improved = true
 		}
 	}
@@ -198,7 +198,7 @@ func (s *shrinker) cutTail() bool {
 	improved := false
 	for n := 0; n < len(s.values()) && !s.spent(); {
 		vs := s.values()
-		if s.try(clone(vs[:n]), dataFor(s.best.Rec, n)) {
+		if s.try(clone(vs[:n]), dataFor(s.best.Recording, n)) {
 			improved = true
 			continue
 		}
@@ -216,7 +216,7 @@ func (s *shrinker) deleteRuns() bool {
 	improved := false
 	for _, k := range []int{8, 4, 2, 1} {
 		for i := len(s.values()) - k; i >= 0 && !s.spent(); i-- {
-			rec := s.best.Rec
+			rec := s.best.Recording
 			if i+k > len(rec.Values) {
 				continue
 			}
@@ -238,7 +238,7 @@ func (s *shrinker) shortenBytes() bool {
 	improved := false
 	for i := 0; i < len(s.values()) && !s.spent(); i++ {
 		for _, half := range []bool{false, true} {
-			rec := s.best.Rec
+			rec := s.best.Recording
 			if i >= len(rec.Values) || rec.Values[i].UID.Kind() != entropy.KindBytes || rec.Values[i].V == 0 {
 				break
 			}
@@ -269,7 +269,7 @@ func (s *shrinker) zero() bool {
 		}
 		cand := clone(vs)
 		cand[i].V = 0
-		if s.try(cand, s.best.Rec.Data) {
+		if s.try(cand, s.best.Recording.Data) {
 			improved = true
 		}
 	}
@@ -287,7 +287,7 @@ func (s *shrinker) lower() bool {
 			}
 			cand := clone(vs)
 			cand[i].V = f(cand[i].V)
-			if s.try(cand, s.best.Rec.Data) {
+			if s.try(cand, s.best.Recording.Data) {
 				improved = true
 			}
 		}

@@ -1,6 +1,7 @@
 package fuzzloop
 
 import (
+	"github.com/dstgo/dst/internal/engine"
 	"reflect"
 	"slices"
 	"testing"
@@ -27,13 +28,13 @@ const (
 	sigLater = "panic: A is big (later)"
 )
 
-func shRun(in Input) Outcome { return shProgram(entropy.Replay(in.Rec), false) }
+func shRun(in Input) Outcome { return shProgram(entropy.Replay(in.Recording), false) }
 
-func shRunPositional(in Input) Outcome { return shProgram(entropy.Replay(in.Rec), true) }
+func shRunPositional(in Input) Outcome { return shProgram(entropy.Replay(in.Recording), true) }
 
 // shRunThen is shRun as a loop's target runs it: draws past the recording
 // are fresh from the input's seed.
-func shRunThen(in Input) Outcome { return shProgram(entropy.ReplayThen(in.Rec, in.Seed), false) }
+func shRunThen(in Input) Outcome { return shProgram(entropy.ReplayThen(in.Recording, in.Seed), false) }
 
 func shProgram(src *entropy.Source, positional bool) Outcome {
 	out := Outcome{Size: Size{Goroutines: 1}}
@@ -62,7 +63,7 @@ func shV(u entropy.UID, v uint64) entropy.Value { return entropy.Value{UID: u, V
 // shFailing is a failing input: the big A value (8) is the fourth, and
 // another (6) comes later, among noise.
 func shFailing() Input {
-	return Input{Strategy: "random", Rec: &entropy.Recording{Values: []entropy.Value{
+	return Input{Strategy: engine.Random, Recording: &entropy.Recording{Values: []entropy.Value{
 		shV(shA, 1), shV(shNoise, 17), shV(shA, 3), shV(shNoise, 500), shV(shA, 2), shV(shNoise, 9),
 		shV(shA, 8), shV(shNoise, 4), shV(shA, 0), shV(shNoise, 200), shV(shA, 6), shV(shNoise, 3),
 		shV(shA, 2), shV(shNoise, 999),
@@ -101,16 +102,16 @@ func TestShrinkToOneValue(t *testing.T) {
 	res := Shrink(ShrinkConfig{}, in, out, c.run)
 
 	want := []entropy.Value{shV(shA, 5)}
-	if !reflect.DeepEqual(res.Input.Rec.Values, want) || len(res.Input.Rec.Data) != 0 {
-		t.Errorf("shrunk to %v (data %q), want %v", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	if !reflect.DeepEqual(res.Input.Recording.Values, want) || len(res.Input.Recording.Data) != 0 {
+		t.Errorf("shrunk to %v (data %q), want %v", res.Input.Recording.Values, res.Input.Recording.Data, want)
 	}
 	if res.Outcome.Failure == nil || res.Outcome.Failure.Signature != sigBig {
 		t.Errorf("the result fails with %+v, want the signature %q", res.Outcome.Failure, sigBig)
 	}
-	if res.Before != SizeOf(out.Size, in.Rec) {
-		t.Errorf("Before = %v, want the input's size %v", res.Before, SizeOf(out.Size, in.Rec))
+	if res.Before != SizeOf(out.Size, in.Recording) {
+		t.Errorf("Before = %v, want the input's size %v", res.Before, SizeOf(out.Size, in.Recording))
 	}
-	if !res.After.Less(res.Before) || res.After != SizeOf(res.Outcome.Size, res.Input.Rec) {
+	if !res.After.Less(res.Before) || res.After != SizeOf(res.Outcome.Size, res.Input.Recording) {
 		t.Errorf("After = %v, Before = %v", res.After, res.Before)
 	}
 	if res.Runs <= 0 || res.Runs != c.runs || res.Runs > 2000 {
@@ -123,14 +124,14 @@ func TestShrinkToOneValue(t *testing.T) {
 	if !reflect.DeepEqual(again, res.Outcome) {
 		t.Errorf("the result's outcome %+v is not its input's run %+v", res.Outcome, again)
 	}
-	if in.Rec.Len() != 14 {
+	if in.Recording.Len() != 14 {
 		t.Error("Shrink modified its input")
 	}
 
 	// Deterministic.
 	res2 := Shrink(ShrinkConfig{}, in, out, shRun)
 	if !reflect.DeepEqual(res2.Input, res.Input) || res2.Runs != res.Runs {
-		t.Errorf("a second Shrink gave %v in %d runs, the first %v in %d", res2.Input.Rec.Values, res2.Runs, res.Input.Rec.Values, res.Runs)
+		t.Errorf("a second Shrink gave %v in %d runs, the first %v in %d", res2.Input.Recording.Values, res2.Runs, res.Input.Recording.Values, res.Runs)
 	}
 }
 
@@ -156,8 +157,8 @@ func TestShrinkKeepsSignature(t *testing.T) {
 		t.Fatalf("the result's input fails with %+v, want %q", o.Failure, sigLater)
 	}
 	want := []entropy.Value{shV(shA, 0), shV(shA, 5)}
-	if !reflect.DeepEqual(res.Input.Rec.Values, want) {
-		t.Errorf("shrunk to %v, want %v", res.Input.Rec.Values, want)
+	if !reflect.DeepEqual(res.Input.Recording.Values, want) {
+		t.Errorf("shrunk to %v, want %v", res.Input.Recording.Values, want)
 	}
 }
 
@@ -168,25 +169,25 @@ func TestShrinkRefusesLarger(t *testing.T) {
 	in := shFailing()
 	run := func(in Input) Outcome {
 		out := shRun(in)
-		out.Size.Steps = 100 - in.Rec.Len()
+		out.Size.Steps = 100 - in.Recording.Len()
 		return out
 	}
 	out := run(in)
 	res := Shrink(ShrinkConfig{}, in, out, run)
-	if res.Input.Rec.Len() != in.Rec.Len() {
-		t.Errorf("shrunk to %v: a deletion was accepted though it added a step", res.Input.Rec.Values)
+	if res.Input.Recording.Len() != in.Recording.Len() {
+		t.Errorf("shrunk to %v: a deletion was accepted though it added a step", res.Input.Recording.Values)
 	}
 	if !res.After.Less(res.Before) || res.After.Steps != res.Before.Steps {
 		t.Errorf("After %v, Before %v: want as many steps, and smaller values", res.After, res.Before)
 	}
 	var big []uint64
-	for _, v := range res.Input.Rec.Values {
+	for _, v := range res.Input.Recording.Values {
 		if v.V != 0 {
 			big = append(big, v.V)
 		}
 	}
 	if !slices.Equal(big, []uint64{5}) {
-		t.Errorf("shrunk to %v, want every value 0 but one A of 5", res.Input.Rec.Values)
+		t.Errorf("shrunk to %v, want every value 0 but one A of 5", res.Input.Recording.Values)
 	}
 }
 
@@ -232,43 +233,43 @@ func TestShrinkBudget(t *testing.T) {
 
 // A bytes value at the tail is cut, its data with it.
 func TestShrinkCutsBytesAtTheTail(t *testing.T) {
-	in := Input{Strategy: "random", Rec: &entropy.Recording{
+	in := Input{Strategy: engine.Random, Recording: &entropy.Recording{
 		Values: []entropy.Value{shV(shA, 9), shV(shNoise, 3), shV(shBytes, 2), shV(shA, 1), shV(shBytes, 3)},
 		Data:   []byte("xyabc"),
 	}}
 	out := shRun(in)
 	res := Shrink(ShrinkConfig{}, in, out, shRun)
 	want := []entropy.Value{shV(shA, 5)}
-	if !reflect.DeepEqual(res.Input.Rec.Values, want) || len(res.Input.Rec.Data) != 0 {
-		t.Errorf("shrunk to %v, data %q; want %v and no data", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	if !reflect.DeepEqual(res.Input.Recording.Values, want) || len(res.Input.Recording.Data) != 0 {
+		t.Errorf("shrunk to %v, data %q; want %v and no data", res.Input.Recording.Values, res.Input.Recording.Data, want)
 	}
 }
 
 // Every candidate the shrinker runs is a well-formed recording: its bytes
 // values fit its data.
 func TestShrinkCandidatesWellFormed(t *testing.T) {
-	in := Input{Strategy: "random", Rec: &entropy.Recording{
+	in := Input{Strategy: engine.Random, Recording: &entropy.Recording{
 		Values: []entropy.Value{shV(shNoise, 3), shV(shBytes, 2), shV(shA, 1), shV(shA, 7), shV(shBytes, 3), shV(shNoise, 1)},
 		Data:   []byte("xyabc"),
 	}}
 	out := shRun(in)
 	Shrink(ShrinkConfig{}, in, out, func(in Input) Outcome {
 		need := 0
-		for _, v := range in.Rec.Values {
+		for _, v := range in.Recording.Values {
 			if v.UID.Kind() == entropy.KindBytes {
 				need += int(v.V)
 			}
 		}
-		if need != len(in.Rec.Data) {
-			t.Errorf("candidate %v with %d bytes of data, its values take %d", in.Rec.Values, len(in.Rec.Data), need)
+		if need != len(in.Recording.Data) {
+			t.Errorf("candidate %v with %d bytes of data, its values take %d", in.Recording.Values, len(in.Recording.Data), need)
 		}
-		b, err := in.Rec.MarshalBinary()
+		b, err := in.Recording.MarshalBinary()
 		var back entropy.Recording
 		if err == nil {
 			err = back.UnmarshalBinary(b)
 		}
 		if err != nil {
-			t.Errorf("candidate %v does not round-trip: %v", in.Rec.Values, err)
+			t.Errorf("candidate %v does not round-trip: %v", in.Recording.Values, err)
 		}
 		return shRun(in)
 	})
@@ -276,13 +277,13 @@ func TestShrinkCandidatesWellFormed(t *testing.T) {
 
 // A failure that nothing shrinks is returned as it was.
 func TestShrinkNothingToDo(t *testing.T) {
-	in := Input{Strategy: "pct", Depth: 2, Rec: &entropy.Recording{Values: []entropy.Value{shV(shA, 5)}}}
+	in := Input{Strategy: engine.PCT, Depth: 2, Recording: &entropy.Recording{Values: []entropy.Value{shV(shA, 5)}}}
 	out := shRun(in)
 	res := Shrink(ShrinkConfig{}, in, out, shRun)
 	if !reflect.DeepEqual(res.Input, in) || res.After != res.Before || res.Outcome.Failure.Signature != sigBig {
-		t.Errorf("shrinking a minimal input gave %+v (%v), after %v before %v", res.Input, res.Input.Rec.Values, res.After, res.Before)
+		t.Errorf("shrinking a minimal input gave %+v (%v), after %v before %v", res.Input, res.Input.Recording.Values, res.After, res.Before)
 	}
-	if !slices.Equal(in.Rec.Values, []entropy.Value{shV(shA, 5)}) {
+	if !slices.Equal(in.Recording.Values, []entropy.Value{shV(shA, 5)}) {
 		t.Error("the input was modified")
 	}
 }
@@ -291,7 +292,7 @@ func TestShrinkNothingToDo(t *testing.T) {
 // values drawn from its seed. What it drew is the outcome's recording, and
 // Shrink should start from that rather than fail.
 func TestShrinkFreshInput(t *testing.T) {
-	in := Input{Strategy: "random", Seed: 42}
+	in := Input{Strategy: engine.Random, Seed: 42}
 	out := shRunThen(in)
 	if out.Failure == nil {
 		t.Fatal("the fresh input does not fail")
@@ -306,17 +307,17 @@ func TestShrinkFreshInput(t *testing.T) {
 		res = Shrink(ShrinkConfig{}, in, out, shRun)
 	}()
 	if o := shRun(res.Input); o.Failure == nil || o.Failure.Signature != out.Failure.Signature {
-		t.Errorf("the result %v does not fail when replayed: %+v", res.Input.Rec, o.Failure)
+		t.Errorf("the result %v does not fail when replayed: %+v", res.Input.Recording, o.Failure)
 	}
-	if res.Input.Rec == nil || !reflect.DeepEqual(res.Input.Rec.Values, []entropy.Value{shV(shA, 5)}) {
-		t.Errorf("shrunk to %+v, want the single value A=5", res.Input.Rec)
+	if res.Input.Recording == nil || !reflect.DeepEqual(res.Input.Recording.Values, []entropy.Value{shV(shA, 5)}) {
+		t.Errorf("shrunk to %+v, want the single value A=5", res.Input.Recording)
 	}
 }
 
 // shRunBytes is shProgram with a bytes draw before each round's A value:
 // the bytes never matter.
 func shRunBytes(in Input) Outcome {
-	src := entropy.Replay(in.Rec)
+	src := entropy.Replay(in.Recording)
 	out := Outcome{Size: Size{Goroutines: 1}}
 	for range 12 {
 		src.At(shBytes.Key()).Bytes(2)
@@ -335,7 +336,7 @@ func shRunBytes(in Input) Outcome {
 // them: the failure needs one A value, and the draws of bytes before it are
 // served zeros.
 func TestShrinkDeletesBytesAnywhere(t *testing.T) {
-	in := Input{Strategy: "random", Rec: &entropy.Recording{
+	in := Input{Strategy: engine.Random, Recording: &entropy.Recording{
 		Values: []entropy.Value{shV(shBytes, 2), shV(shA, 1), shV(shBytes, 2), shV(shA, 9), shV(shBytes, 2), shV(shA, 0)},
 		Data:   []byte("xyzwuv"),
 	}}
@@ -345,8 +346,8 @@ func TestShrinkDeletesBytesAnywhere(t *testing.T) {
 	}
 	res := Shrink(ShrinkConfig{}, in, out, shRunBytes)
 	want := []entropy.Value{shV(shA, 5)}
-	if !reflect.DeepEqual(res.Input.Rec.Values, want) || len(res.Input.Rec.Data) != 0 {
-		t.Errorf("shrunk to %v, data %q; want %v and no data", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	if !reflect.DeepEqual(res.Input.Recording.Values, want) || len(res.Input.Recording.Data) != 0 {
+		t.Errorf("shrunk to %v, data %q; want %v and no data", res.Input.Recording.Values, res.Input.Recording.Data, want)
 	}
 }
 
@@ -354,7 +355,7 @@ func TestShrinkDeletesBytesAnywhere(t *testing.T) {
 // serves zeros past the recorded bytes.
 func TestShrinkShortensBytes(t *testing.T) {
 	run := func(in Input) Outcome {
-		src := entropy.Replay(in.Rec)
+		src := entropy.Replay(in.Recording)
 		out := Outcome{Size: Size{Goroutines: 1, Steps: 1}}
 		b := src.At(shBytes.Key()).Bytes(4)
 		if a := src.At(shA.Key()).Uint64(); a >= 5 && b[0] != 0 {
@@ -363,13 +364,13 @@ func TestShrinkShortensBytes(t *testing.T) {
 		out.Rec = src.Recording().Clone()
 		return out
 	}
-	in := Input{Strategy: "random", Rec: &entropy.Recording{
+	in := Input{Strategy: engine.Random, Recording: &entropy.Recording{
 		Values: []entropy.Value{shV(shBytes, 4), shV(shA, 7)},
 		Data:   []byte("abcd"),
 	}}
 	res := Shrink(ShrinkConfig{}, in, run(in), run)
 	want := []entropy.Value{shV(shBytes, 1), shV(shA, 5)}
-	if !reflect.DeepEqual(res.Input.Rec.Values, want) || string(res.Input.Rec.Data) != "a" {
-		t.Errorf("shrunk to %v, data %q; want %v and data \"a\"", res.Input.Rec.Values, res.Input.Rec.Data, want)
+	if !reflect.DeepEqual(res.Input.Recording.Values, want) || string(res.Input.Recording.Data) != "a" {
+		t.Errorf("shrunk to %v, data %q; want %v and data \"a\"", res.Input.Recording.Values, res.Input.Recording.Data, want)
 	}
 }

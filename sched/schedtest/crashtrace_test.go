@@ -2,6 +2,7 @@ package schedtest_test
 
 import (
 	"errors"
+	"github.com/dstgo/dst/internal/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,7 +45,7 @@ func TestChildCrash(t *testing.T) {
 // run that kills its process leaves it, cut short at the crash.
 func TestCrashTrace(t *testing.T) {
 	dir := t.TempDir()
-	input, err := fuzzloop.WriteInput(dir, fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{}})
+	input, err := fuzzloop.WriteInput(dir, fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestInputFlagRunsTheInputAsTheHuntDid(t *testing.T) {
 		t.Skip("runs the test binary")
 	}
 	seed := abbaSeed(t, true)
-	in, err := fuzzloop.WriteInput(t.TempDir(), fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{}, Seed: seed})
+	in, err := fuzzloop.WriteInput(t.TempDir(), fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{}, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,8 +139,8 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 
 // huntSchedule is the schedule that runs a fuzz loop's input.
 func huntSchedule(in fuzzloop.Input, o Options) plan {
-	st, _ := schedule.ParseStrategy(in.Strategy) // the loop's inputs name strategies it knows
-	s := plan{Schedule: schedule.Schedule{Seed: in.Seed, Recording: in.Rec, Strategy: st, Depth: in.Depth, PCTSteps: in.PCTSteps, Then: true}}
+	s := plan{Schedule: in}
+	s.Then, s.SeedRecorded = true, false
 	if s.Depth == 0 {
 		s.Depth = o.Depth
 	}
@@ -154,9 +154,10 @@ func saveInput(x exploration) string {
 	if x.saved == "" || x.s.Recording == nil && !x.s.Then {
 		return ""
 	}
-	in := fuzzloop.Input{Strategy: x.s.Strategy.String(), Depth: x.s.Depth, PCTSteps: x.s.PCTSteps, Rec: x.s.Recording}
-	if x.s.Then {
-		in.Seed = x.s.Seed // the recording, then fresh values from the seed: as it ran
+	in := x.s.Schedule
+	in.Then, in.SeedRecorded = false, false // the file implies them
+	if !x.s.Then {
+		in.Seed = 0 // the recording alone; else the recording, then fresh values from the seed, as it ran
 	}
 	path := x.saved[:len(x.saved)-len(filepath.Ext(x.saved))] + ".input"
 	b, _ := in.MarshalText()

@@ -184,7 +184,7 @@ func (o Options) withFlags() (Options, error) {
 			if e != nil {
 				err = fmt.Errorf("sched: -dst.input: %w", e)
 			}
-			o.Recording, o.Seed, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Rec, in.Seed, in.Strategy, in.Depth, in.PCTSteps, true
+			o.Recording, o.Seed, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Recording, in.Seed, in.Strategy.String(), in.Depth, in.PCTSteps, true
 			o.input = &in
 			o.namedBy = "-dst.input"
 			if o.Depth == 0 {

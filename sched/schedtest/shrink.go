@@ -52,9 +52,9 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	for _, c := range out.Transcript {
 		values = append(values, entropy.Value{UID: engine.TranscriptUID, V: c})
 	}
-	in := fuzzloop.Input{Strategy: "random", Rec: &entropy.Recording{Values: values, Data: rec.Data}}
+	in := fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{Values: values, Data: rec.Data}}
 	run := func(in fuzzloop.Input) fuzzloop.Outcome {
-		s := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: in.Rec}}
+		s := plan{index: x.s.index, Schedule: in}
 		out, rec, _ := s.execute(o, name, tb, body, false)
 		return loopOutcome(out, rec)
 	}
@@ -65,7 +65,7 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	r := fuzzloop.Shrink(fuzzloop.ShrinkConfig{}, in, walk, run)
 	r.Before = fuzzloop.SizeOf(first.Size, x.res.Recording)
 	// No seed: the found schedule's would not reproduce the shrunk one.
-	small := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: r.Input.Rec}}
+	small := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: r.Input.Recording}}
 	res, note := small.run(o, name, tb, body)
 	if res.Failure == nil || res.Failure.Kind != x.res.Failure.Kind {
 		return x
