@@ -26,8 +26,7 @@ var layers = []struct {
 	{name: "schedule", pkgs: []string{"internal/schedule"}},
 	{name: "shims", pkgs: []string{"sched", "sched/atomic", "chans", "vtime", "sched/context"},
 		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"}}},
-	{name: "playback and hunt engine", pkgs: []string{"replay", "fuzzloop", "internal/huntwire"},
-		within: [][2]string{{"internal/huntwire", "fuzzloop"}}},
+	{name: "playback and hunt engine", pkgs: []string{"replay", "internal/hunt"}},
 	{name: "harness", pkgs: []string{"sched/schedtest"}},
 	{name: "test support", pkgs: []string{"internal/testutil"}},
 	{name: "command", pkgs: []string{"internal/cli", "cmd/dstreplay"},
@@ -134,7 +133,7 @@ func TestShimsLinkNoHarness(t *testing.T) {
 		args = append(args, module+"/"+s)
 	}
 	banned := []string{"testing", "flag", "github.com/klauspost/compress/zstd",
-		module + "/trace", module + "/sched/schedtest", module + "/fuzzloop", module + "/replay"}
+		module + "/trace", module + "/sched/schedtest", module + "/internal/hunt", module + "/replay"}
 	deps := list(t, append([]string{"-deps"}, args...)...)
 	var seen []string
 	for _, p := range deps {

@@ -43,7 +43,7 @@ var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
 // it). Tests, examples and any other package, of this module or another,
 // are the code under test.
 var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/schedtest", "chans", "vtime",
-	"entropy", "trace", "replay", "fuzzloop"}
+	"entropy", "trace", "replay"}
 
 // moduleRoot is the directory of this module's source, for the frames of
 // the tool's code inlined into a function of the user's (an iterator's

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/fuzzloop"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
@@ -45,7 +45,7 @@ func TestChildCrash(t *testing.T) {
 // run that kills its process leaves it, cut short at the crash.
 func TestCrashTrace(t *testing.T) {
 	dir := t.TempDir()
-	input, err := fuzzloop.WriteInput(dir, fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{}})
+	input, err := hunt.WriteInput(dir, hunt.Input{Strategy: engine.Random, Recording: &entropy.Recording{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestInputFlagRunsTheInputAsTheHuntDid(t *testing.T) {
 		t.Skip("runs the test binary")
 	}
 	seed := abbaSeed(t, true)
-	in, err := fuzzloop.WriteInput(t.TempDir(), fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{}, Seed: seed})
+	in, err := hunt.WriteInput(t.TempDir(), hunt.Input{Strategy: engine.Random, Recording: &entropy.Recording{}, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

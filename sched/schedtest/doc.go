@@ -27,7 +27,7 @@
 //
 // # Hunting
 //
-// Strategy "hunt" is a coverage-guided search (package fuzzloop): the
+// Strategy "hunt" is a coverage-guided search (a fuzz loop over schedules): the
 // scheduler reports interleaving coverage (which operations ran back to
 // back in different goroutines, which were blocked together, which faults
 // fired, and the marks the body sets with Reach), and schedules that reach

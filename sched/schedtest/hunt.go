@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/dstgo/dst/fuzzloop"
-	"github.com/dstgo/dst/internal/huntwire"
+	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/internal/schedule"
 )
 
-// hunt explores body with a coverage-guided fuzz loop until a schedule fails
+// huntExplore explores body with a coverage-guided fuzz loop until a schedule fails
 // (or, with -dst.keepgoing, until the budget is spent, saving every distinct
 // failure), within o's iterations and time.
-func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
+func huntExplore(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
 	x := exploration{base: o.Seed}
 	if x.base == 0 {
 		x.base = randomSeed()
@@ -26,21 +26,21 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		worker = o.worker
 	}
 	pctSteps := max(o.PCTSteps, schedule.MinPCTSteps)
-	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
+	target := func(in hunt.Input, cover []byte) hunt.Outcome {
 		s := huntSchedule(in, o)
 		s.cover = cover
 		out, rec, _ := s.execute(o, name, tb, body, false)
 		return loopOutcome(out, rec)
 	}
-	loop, err := fuzzloop.New(fuzzloop.Config{Seed: x.base, Dir: o.corpus, PCTSteps: pctSteps}, target)
+	loop, err := hunt.New(hunt.Config{Seed: x.base, Dir: o.corpus, PCTSteps: pctSteps}, target)
 	if err != nil {
 		x.err = err
 		x.res = &Result{}
 		return x
 	}
-	var cur *fuzzloop.Current
+	var cur *hunt.Current
 	if worker >= 0 && o.corpus != "" {
-		if cur, err = fuzzloop.OpenCurrent(o.corpus, worker); err != nil {
+		if cur, err = hunt.OpenCurrent(o.corpus, worker); err != nil {
 			x.err = err
 			return x
 		}
@@ -51,7 +51,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 			return
 		}
 		st := loop.Stats()
-		huntwire.Print(os.Stdout, huntwire.Status{Test: name, Worker: worker, Execs: int64(st.Execs), Corpus: st.Corpus,
+		hunt.Print(os.Stdout, hunt.StatusLine{Test: name, Worker: worker, Execs: int64(st.Execs), Corpus: st.Corpus,
 			Cover: st.Cover, Failures: len(x.found), New: int64(st.New), Final: final})
 	}
 	seen := map[string]bool{}
@@ -112,13 +112,13 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 		}
 		x.found = append(x.found, fx)
 		if worker >= 0 {
-			hf := huntwire.Failure{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
+			hf := hunt.FailureLine{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
 				Message: fx.res.Failure.Message, Signature: sig, Trace: abs(fx.saved)}
 			hf.Entropy = abs(saveInput(fx))
 			if fx.shrunk != nil {
 				hf.Before, hf.After = fx.shrunk.Before, fx.shrunk.After
 			}
-			huntwire.Print(os.Stdout, hf)
+			hunt.Print(os.Stdout, hf)
 		}
 		if !o.keepGoing {
 			break
@@ -138,7 +138,7 @@ func hunt(o Options, name string, tb tbase, body func(*T), logf func(string, ...
 }
 
 // huntSchedule is the schedule that runs a fuzz loop's input.
-func huntSchedule(in fuzzloop.Input, o Options) plan {
+func huntSchedule(in hunt.Input, o Options) plan {
 	s := plan{Schedule: in}
 	s.Then, s.SeedRecorded = true, false
 	if s.Depth == 0 {
@@ -161,7 +161,7 @@ func saveInput(x exploration) string {
 	}
 	path := x.saved[:len(x.saved)-len(filepath.Ext(x.saved))] + ".input"
 	b, _ := in.MarshalText()
-	if err := fuzzloop.WriteFileAtomic(path, b); err != nil {
+	if err := atomicfile.WriteBytes(path, true, b); err != nil {
 		return ""
 	}
 	return path

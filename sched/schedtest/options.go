@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/internal/schedule"
 )
 
@@ -30,7 +30,7 @@ type Options struct {
 	// Strategy is "random", "pct", "pos" (partial order sampling),
 	// "portfolio", which alternates PCT and random walk between schedules,
 	// or "hunt", a coverage-guided search that mutates the schedules that
-	// reached new interleavings (package fuzzloop) (-dst.strategy). Default
+	// reached new interleavings (-dst.strategy). Default
 	// "portfolio".
 	Strategy string
 	// Depth is PCT's bug depth d: d-1 priority change points (-dst.depth).
@@ -78,7 +78,7 @@ type Options struct {
 	namedBy string
 	// input, set by -dst.input, is a hunt's input to run as the hunt ran
 	// it: its recording, then fresh values from its seed.
-	input *fuzzloop.Input
+	input *hunt.Input
 	// The settings of the shrinker and of hunts that only flags give
 	// (withFlags): Run and Explore read no flags and keep their zero values.
 	noShrink  bool   // -dst.shrink=false
@@ -119,7 +119,7 @@ var flags struct {
 	brk      int
 	dir      string
 	verbose  bool
-	// Hunting (package fuzzloop, dstreplay hunt).
+	// Hunting (dstreplay hunt).
 	corpus     string
 	worker     int
 	keepGoing  bool
@@ -180,7 +180,7 @@ func (o Options) withFlags() (Options, error) {
 		case "dst.watchdog":
 			o.Watchdog = flags.watchdog
 		case "dst.input":
-			in, e := fuzzloop.ReadInput(flags.input)
+			in, e := hunt.ReadInput(flags.input)
 			if e != nil {
 				err = fmt.Errorf("sched: -dst.input: %w", e)
 			}

@@ -2,18 +2,18 @@ package schedtest
 
 import (
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/internal/schedule"
 )
 
 // loopOutcome is a run as the fuzz loop and the shrinker see it.
-func loopOutcome(out *engine.Outcome, rec *entropy.Recording) fuzzloop.Outcome {
-	o := fuzzloop.Outcome{Rec: rec, Size: fuzzloop.Size{
+func loopOutcome(out *engine.Outcome, rec *entropy.Recording) hunt.Outcome {
+	o := hunt.Outcome{Rec: rec, Size: hunt.Size{
 		Preemptions: out.Preemptions, Steps: out.Steps, Goroutines: out.Goroutines,
 	}}
 	if f := out.Failure; f != nil {
-		o.Failure = &fuzzloop.Failure{Kind: f.Kind.String(), Signature: f.Signature(), Message: firstLine(f.Message)}
+		o.Failure = &hunt.Failure{Kind: f.Kind.String(), Signature: f.Signature(), Message: firstLine(f.Message)}
 	}
 	return o
 }
@@ -52,8 +52,8 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	for _, c := range out.Transcript {
 		values = append(values, entropy.Value{UID: engine.TranscriptUID, V: c})
 	}
-	in := fuzzloop.Input{Strategy: engine.Random, Recording: &entropy.Recording{Values: values, Data: rec.Data}}
-	run := func(in fuzzloop.Input) fuzzloop.Outcome {
+	in := hunt.Input{Strategy: engine.Random, Recording: &entropy.Recording{Values: values, Data: rec.Data}}
+	run := func(in hunt.Input) hunt.Outcome {
 		s := plan{index: x.s.index, Schedule: in}
 		out, rec, _ := s.execute(o, name, tb, body, false)
 		return loopOutcome(out, rec)
@@ -62,8 +62,8 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	if walk.Failure == nil || walk.Failure.Signature != first.Failure.Signature {
 		return x
 	}
-	r := fuzzloop.Shrink(fuzzloop.ShrinkConfig{}, in, walk, run)
-	r.Before = fuzzloop.SizeOf(first.Size, x.res.Recording)
+	r := hunt.Shrink(hunt.ShrinkConfig{}, in, walk, run)
+	r.Before = hunt.SizeOf(first.Size, x.res.Recording)
 	// No seed: the found schedule's would not reproduce the shrunk one.
 	small := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: r.Input.Recording}}
 	res, note := small.run(o, name, tb, body)

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
@@ -145,18 +145,18 @@ type exploration struct {
 	outerFailed bool
 	stall       string // the first schedule's Result.Stall, and which it was
 	saveErr     error
-	err         error                  // the exploration could not go on (a hunt's corpus)
-	shrunk      *fuzzloop.ShrinkResult // how the failure was shrunk
-	found0      *plan                  // the schedule as found, before shrinking
-	found       []exploration          // a hunt's failures, saved, the first being this one
-	hunt        fuzzloop.Stats         // a hunt's loop, when nothing failed
+	err         error              // the exploration could not go on (a hunt's corpus)
+	shrunk      *hunt.ShrinkResult // how the failure was shrunk
+	found0      *plan              // the schedule as found, before shrinking
+	found       []exploration      // a hunt's failures, saved, the first being this one
+	hunt        hunt.Stats         // a hunt's loop, when nothing failed
 }
 
 // explore runs schedules until one fails or the budget is spent. logf, when
 // not nil, is told about every schedule.
 func explore(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
 	if o.Strategy == "hunt" && o.Recording == nil {
-		return hunt(o, name, tb, body, logf)
+		return huntExplore(o, name, tb, body, logf)
 	}
 	x := exploration{base: o.Seed}
 	if x.base == 0 && o.Recording == nil {

@@ -1,11 +1,12 @@
-package fuzzloop
+package hunt
 
 import (
-	"github.com/dstgo/dst/internal/engine"
 	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/dstgo/dst/internal/engine"
 
 	"github.com/dstgo/dst/entropy"
 )

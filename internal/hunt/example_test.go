@@ -1,10 +1,10 @@
-package fuzzloop_test
+package hunt_test
 
 import (
 	"fmt"
 
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/fuzzloop"
+	"github.com/dstgo/dst/internal/hunt"
 )
 
 // A loop over a toy target: the "program" takes three choices, and each
@@ -12,9 +12,9 @@ import (
 // Coverage feedback finds it one step at a time.
 func ExampleLoop() {
 	key := entropy.KeyOf("digit")
-	target := func(in fuzzloop.Input, cover []byte) fuzzloop.Outcome {
+	target := func(in hunt.Input, cover []byte) hunt.Outcome {
 		src := entropy.ReplayThen(in.Recording, in.Seed)
-		out := fuzzloop.Outcome{}
+		out := hunt.Outcome{}
 		depth := 0
 		for _, want := range []int{7, 3, 9} {
 			if src.At(key).Choice(16) != want {
@@ -24,12 +24,12 @@ func ExampleLoop() {
 			cover[depth] = 1 // a new feature for each correct prefix
 		}
 		if depth == 3 {
-			out.Failure = &fuzzloop.Failure{Kind: "bug", Signature: "bug: 7-3-9"}
+			out.Failure = &hunt.Failure{Kind: "bug", Signature: "bug: 7-3-9"}
 		}
 		out.Rec = src.Recording().Clone()
 		return out
 	}
-	loop, err := fuzzloop.New(fuzzloop.Config{Seed: 1}, target)
+	loop, err := hunt.New(hunt.Config{Seed: 1}, target)
 	if err != nil {
 		panic(err)
 	}

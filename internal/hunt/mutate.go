@@ -1,4 +1,4 @@
-package fuzzloop
+package hunt
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package fuzzloop_test
+package hunt_test
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/dstgo/dst/internal/engine"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -21,9 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/internal/engine"
+
 	"github.com/dstgo/dst/entropy"
-	"github.com/dstgo/dst/fuzzloop"
 	"github.com/dstgo/dst/internal/gotest"
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
@@ -34,17 +35,17 @@ var (
 	crBytes  = entropy.MakeUID(entropy.KindBytes, entropy.KeyOf("crash-test-bytes"))
 )
 
-func crInput(seed uint64, n int) fuzzloop.Input {
+func crInput(seed uint64, n int) hunt.Input {
 	rec := &entropy.Recording{Values: []entropy.Value{{UID: crBytes, V: 3}}, Data: []byte("abc")}
 	for i := range n {
 		rec.Values = append(rec.Values, entropy.Value{UID: crChoice, V: uint64(i) * 0x9e3779b97f4a7c15})
 	}
-	return fuzzloop.Input{Strategy: engine.PCT, Depth: 3, PCTSteps: 100, Seed: seed, Recording: rec}
+	return hunt.Input{Strategy: engine.PCT, Depth: 3, PCTSteps: 100, Seed: seed, Recording: rec}
 }
 
-func readCurrent(t *testing.T, dir string, worker int, want fuzzloop.Input) {
+func readCurrent(t *testing.T, dir string, worker int, want hunt.Input) {
 	t.Helper()
-	got, err := fuzzloop.ReadCurrent(dir, worker)
+	got, err := hunt.ReadCurrent(dir, worker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +56,15 @@ func readCurrent(t *testing.T, dir string, worker int, want fuzzloop.Input) {
 
 func TestCurrentRoundTrip(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "corpus") // OpenCurrent creates it
-	c, err := fuzzloop.OpenCurrent(dir, 3)
+	c, err := hunt.OpenCurrent(dir, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if p := fuzzloop.CurrentPath(dir, 3); p != filepath.Join(dir, ".worker-3.cur") {
+	if p := hunt.CurrentPath(dir, 3); p != filepath.Join(dir, ".worker-3.cur") {
 		t.Errorf("CurrentPath = %s", p)
 	}
-	if _, err := fuzzloop.ReadCurrent(dir, 3); !errors.Is(err, fuzzloop.ErrBadInput) {
+	if _, err := hunt.ReadCurrent(dir, 3); !errors.Is(err, hunt.ErrBadInput) {
 		t.Errorf("ReadCurrent before any Set: %v, want ErrBadInput", err)
 	}
 	long, short := crInput(1, 1000), crInput(2, 3)
@@ -72,7 +73,7 @@ func TestCurrentRoundTrip(t *testing.T) {
 	if text, _ := huge.MarshalText(); len(text) <= 4<<20 {
 		t.Fatalf("the huge input is only %d bytes", len(text))
 	}
-	for _, in := range []fuzzloop.Input{long, short, huge, short, long} {
+	for _, in := range []hunt.Input{long, short, huge, short, long} {
 		if err := c.Set(in); err != nil {
 			t.Fatal(err)
 		}
@@ -84,16 +85,16 @@ func TestCurrentRoundTrip(t *testing.T) {
 	readCurrent(t, dir, 3, long) // the file outlives the process's hold on it
 
 	// Another worker's file is its own.
-	if _, err := fuzzloop.ReadCurrent(dir, 4); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := hunt.ReadCurrent(dir, 4); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadCurrent of a worker that never ran: %v, want ErrNotExist", err)
 	}
 	// Opening it again starts afresh.
-	c2, err := fuzzloop.OpenCurrent(dir, 3)
+	c2, err := hunt.OpenCurrent(dir, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	if _, err := fuzzloop.ReadCurrent(dir, 3); !errors.Is(err, fuzzloop.ErrBadInput) {
+	if _, err := hunt.ReadCurrent(dir, 3); !errors.Is(err, hunt.ErrBadInput) {
 		t.Errorf("ReadCurrent after OpenCurrent: %v, want ErrBadInput", err)
 	}
 }
@@ -104,10 +105,10 @@ func TestCurrentCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	in := crInput(7, 20)
 	text, _ := in.MarshalText()
-	path := fuzzloop.CurrentPath(dir, 0)
+	path := hunt.CurrentPath(dir, 0)
 	setup := func() {
 		t.Helper()
-		c, err := fuzzloop.OpenCurrent(dir, 0)
+		c, err := hunt.OpenCurrent(dir, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,8 +147,8 @@ func TestCurrentCorrupt(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			setup()
 			patch(c.off, c.patch)
-			_, err := fuzzloop.ReadCurrent(dir, 0)
-			if !errors.Is(err, fuzzloop.ErrBadInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			_, err := hunt.ReadCurrent(dir, 0)
+			if !errors.Is(err, hunt.ErrBadInput) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("ReadCurrent = %v, want ErrBadInput naming %s and saying %q", err, path, c.want)
 			}
 		})
@@ -161,7 +162,7 @@ func TestCurrentCorrupt(t *testing.T) {
 		binary.LittleEndian.PutUint32(h[8:], crc32IEEE(bad))
 		patch(12, bad)
 		patch(0, h[:])
-		if _, err := fuzzloop.ReadCurrent(dir, 0); !errors.Is(err, fuzzloop.ErrBadInput) || !strings.Contains(err.Error(), "strategy") {
+		if _, err := hunt.ReadCurrent(dir, 0); !errors.Is(err, hunt.ErrBadInput) || !strings.Contains(err.Error(), "strategy") {
 			t.Errorf("ReadCurrent of a whole but invalid input = %v, want ErrBadInput", err)
 		}
 	})
@@ -169,7 +170,7 @@ func TestCurrentCorrupt(t *testing.T) {
 		if err := os.WriteFile(path, []byte("dst"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fuzzloop.ReadCurrent(dir, 0); !errors.Is(err, fuzzloop.ErrBadInput) {
+		if _, err := hunt.ReadCurrent(dir, 0); !errors.Is(err, hunt.ErrBadInput) {
 			t.Errorf("ReadCurrent of a 3-byte file = %v, want ErrBadInput", err)
 		}
 	})
@@ -195,7 +196,7 @@ func crc32IEEE(b []byte) uint32 {
 func TestRecoverCrash(t *testing.T) {
 	corpus, fails := t.TempDir(), t.TempDir()
 	in := crInput(9, 50)
-	c, err := fuzzloop.OpenCurrent(corpus, 2)
+	c, err := hunt.OpenCurrent(corpus, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestRecoverCrash(t *testing.T) {
 
 	const test = "TestStore/a+b"
 	output := []byte("fatal error: concurrent map writes\n\ngoroutine 7 [running]:\n")
-	path, err := fuzzloop.RecoverCrash(corpus, 2, fails, test, output)
+	path, err := hunt.RecoverCrash(corpus, 2, fails, test, output)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +220,7 @@ func TestRecoverCrash(t *testing.T) {
 	if path != want {
 		t.Errorf("RecoverCrash saved %s, want %s", path, want)
 	}
-	got, err := fuzzloop.ReadInput(path)
+	got, err := hunt.ReadInput(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +243,11 @@ func TestRecoverCrash(t *testing.T) {
 	c.Close()
 
 	// Recovering it again overwrites the same files.
-	if again, err := fuzzloop.RecoverCrash(corpus, 2, fails, test, output); err != nil || again != path {
+	if again, err := hunt.RecoverCrash(corpus, 2, fails, test, output); err != nil || again != path {
 		t.Errorf("a second RecoverCrash: %s, %v", again, err)
 	}
 	// A worker that recorded nothing: an error, and nothing saved.
-	if _, err := fuzzloop.RecoverCrash(corpus, 5, fails, "TestOther", nil); err == nil {
+	if _, err := hunt.RecoverCrash(corpus, 5, fails, "TestOther", nil); err == nil {
 		t.Error("RecoverCrash without a current-input file succeeded")
 	}
 	if _, err := os.Stat(filepath.Join(fails, "TestOther")); !errors.Is(err, fs.ErrNotExist) {
@@ -498,7 +499,7 @@ func checkCorpus(t *testing.T, dir string) int {
 		case strings.HasSuffix(name, ".input"):
 			n++
 			path := filepath.Join(dir, name)
-			in, err := fuzzloop.ReadInput(path)
+			in, err := hunt.ReadInput(path)
 			if err != nil {
 				t.Errorf("a corpus input is corrupt: %v", err)
 				continue
@@ -535,12 +536,12 @@ func checkFailures(t *testing.T, dir string) int {
 			checkTrace(t, path)
 			input := strings.TrimSuffix(path, ".trace") + ".input"
 			if _, err := os.Stat(input); err == nil {
-				if _, err := fuzzloop.ReadInput(input); err != nil {
+				if _, err := hunt.ReadInput(input); err != nil {
 					t.Errorf("a saved failure's input is corrupt: %v", err)
 				}
 			}
 		case strings.HasSuffix(name, ".input"):
-			if _, err := fuzzloop.ReadInput(path); err != nil {
+			if _, err := hunt.ReadInput(path); err != nil {
 				t.Errorf("a saved input is corrupt: %v", err)
 			}
 		default:
@@ -586,20 +587,20 @@ func checkTrace(t *testing.T, path string) {
 // it), and a whole one is recovered as a crash.
 func checkCurrent(t *testing.T, corpus string) {
 	t.Helper()
-	in, err := fuzzloop.ReadCurrent(corpus, 0)
+	in, err := hunt.ReadCurrent(corpus, 0)
 	if err != nil {
-		if !errors.Is(err, fuzzloop.ErrBadInput) {
+		if !errors.Is(err, hunt.ErrBadInput) {
 			t.Error(err)
 		}
 		t.Logf("the current input was being written: %v", err)
 		return
 	}
 	crashes := t.TempDir()
-	path, err := fuzzloop.RecoverCrash(corpus, 0, crashes, "TestHelperHunt", []byte("killed"))
+	path, err := hunt.RecoverCrash(corpus, 0, crashes, "TestHelperHunt", []byte("killed"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := fuzzloop.ReadInput(path); err != nil || !reflect.DeepEqual(got, in) {
+	if got, err := hunt.ReadInput(path); err != nil || !reflect.DeepEqual(got, in) {
 		t.Errorf("the recovered crash reads back as %+v, %v", got, err)
 	}
 }

@@ -1,4 +1,4 @@
-package fuzzloop
+package hunt
 
 import (
 	"encoding/binary"
@@ -82,13 +82,13 @@ func satAdd(a, b uint64) uint64 {
 	return ^uint64(0)
 }
 
-// Portfolio is the strategies fresh inputs are drawn from, in turn.
+// portfolio is the strategies fresh inputs are drawn from, in turn.
 // Mostly random walk: measured on the examples, the three find the dedup
 // store's bugs about as often, but on the agent's stuck approval one fresh
 // random walk in about 500 finds it, one POS run in 550 to 850 and one PCT
 // run (depths 1 to 3) in 1300 to 1900. POS and PCT keep a share for the
 // bugs they are made for.
-var Portfolio = []Input{
+var portfolio = []Input{
 	{Strategy: engine.Random},
 	{Strategy: engine.Random},
 	{Strategy: engine.Random},
@@ -117,7 +117,7 @@ type Config struct {
 
 // Loop is a coverage-guided search over schedules: it keeps a corpus of
 // inputs that reached some coverage feature most cheaply, runs mutations of
-// them and fresh inputs from the Portfolio, and adds any input that reaches
+// them and fresh inputs from the portfolio, and adds any input that reaches
 // a feature first, or more cheaply. An input that reaches a feature no input
 // reached before is mutated next, before any other, once.
 type Loop struct {
@@ -184,7 +184,7 @@ func New(cfg Config, target Target) (*Loop, error) {
 	}
 	if cfg.Dir != "" {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-			return nil, fmt.Errorf("fuzzloop: the corpus directory: %w", err)
+			return nil, fmt.Errorf("hunt: the corpus directory: %w", err)
 		}
 		if _, err := l.Sync(); err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func (l *Loop) Stats() Stats {
 func (l *Loop) Next() Input {
 	seed := l.rng.Uint64()
 	if len(l.corpus) < 2 || l.rng.Float64() < l.cfg.Fresh {
-		in := Portfolio[l.fresh%len(Portfolio)]
+		in := portfolio[l.fresh%len(portfolio)]
 		l.fresh++
 		if in.Strategy == engine.PCT {
 			// Change points over the steps runs actually take: drawn from
@@ -263,7 +263,7 @@ func (l *Loop) Run(in Input) (Outcome, bool, error) {
 	if l.cfg.Dir != "" {
 		path, err := WriteInput(l.cfg.Dir, kept)
 		if err != nil {
-			return out, true, fmt.Errorf("fuzzloop: saving a corpus input: %w", err)
+			return out, true, fmt.Errorf("hunt: saving a corpus input: %w", err)
 		}
 		e.file = path
 		l.known[filepath.Base(path)] = true
@@ -358,7 +358,7 @@ func (l *Loop) Sync() (int, error) {
 	}
 	ents, err := os.ReadDir(l.cfg.Dir)
 	if err != nil {
-		return 0, fmt.Errorf("fuzzloop: reading the corpus: %w", err)
+		return 0, fmt.Errorf("hunt: reading the corpus: %w", err)
 	}
 	n := 0
 	for _, de := range ents {
@@ -373,7 +373,7 @@ func (l *Loop) Sync() (int, error) {
 			if os.IsNotExist(err) {
 				continue // superseded and removed meanwhile
 			}
-			return n, fmt.Errorf("fuzzloop: %w", err)
+			return n, fmt.Errorf("hunt: %w", err)
 		}
 		clear(l.cover)
 		out := l.target(in, l.cover)

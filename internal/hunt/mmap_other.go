@@ -1,6 +1,6 @@
 //go:build !unix
 
-package fuzzloop
+package hunt
 
 import "os"
 

@@ -1,4 +1,4 @@
-package huntwire
+package hunt
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package fuzzloop_test
+package hunt_test
 
 import (
 	"testing"

@@ -1,11 +1,9 @@
-package huntwire
+package hunt
 
 import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/dstgo/dst/fuzzloop"
 )
 
 func TestParse(t *testing.T) {
@@ -13,7 +11,7 @@ func TestParse(t *testing.T) {
 	if err != nil || f != nil {
 		t.Fatalf("status line: %v %v", f, err)
 	}
-	want := Status{Test: "TestX", Worker: 1, Execs: 1234, Corpus: 17, Cover: 311, Failures: 2, New: 3, Final: true}
+	want := StatusLine{Test: "TestX", Worker: 1, Execs: 1234, Corpus: 17, Cover: 311, Failures: 2, New: 3, Final: true}
 	if *st != want {
 		t.Errorf("status: got %+v, want %+v", *st, want)
 	}
@@ -22,8 +20,8 @@ func TestParse(t *testing.T) {
 	if err != nil || st != nil {
 		t.Fatalf("failure line: %v %v", st, err)
 	}
-	wantF := Failure{Test: "TestX", Kind: "deadlock", Message: "all goroutines are blocked", Trace: "/a/b.trace", Entropy: "/a/b.input",
-		Before: fuzzloop.Size{Steps: 120, Preemptions: 9, Goroutines: 4, Values: 130}, After: fuzzloop.Size{Steps: 31, Preemptions: 2, Goroutines: 3, Values: 12, Sum: 99}}
+	wantF := FailureLine{Test: "TestX", Kind: "deadlock", Message: "all goroutines are blocked", Trace: "/a/b.trace", Entropy: "/a/b.input",
+		Before: Size{Steps: 120, Preemptions: 9, Goroutines: 4, Values: 130}, After: Size{Steps: 31, Preemptions: 2, Goroutines: 3, Values: 12, Sum: 99}}
 	if *f != wantF {
 		t.Errorf("failure: got %+v, want %+v", *f, wantF)
 	}
@@ -42,9 +40,9 @@ func TestParse(t *testing.T) {
 
 // What a worker prints, the coordinator reads back, line by line.
 func TestPrintParse(t *testing.T) {
-	st := Status{Test: "TestX", Worker: 3, Execs: 1 << 40, Corpus: 9, Cover: 100, Failures: 1, New: 7, Final: true}
-	f := Failure{Test: "TestX/sub", Worker: 3, Kind: "leak", Message: "a\nmultiline \"message\"", Trace: "/t/x.trace", Entropy: "/t/x.input",
-		Before: fuzzloop.Size{Steps: 50, Preemptions: 4, Goroutines: 3, Values: 60, Sum: 1}, After: fuzzloop.Size{Steps: 10, Preemptions: 1, Goroutines: 2, Values: 12}}
+	st := StatusLine{Test: "TestX", Worker: 3, Execs: 1 << 40, Corpus: 9, Cover: 100, Failures: 1, New: 7, Final: true}
+	f := FailureLine{Test: "TestX/sub", Worker: 3, Kind: "leak", Message: "a\nmultiline \"message\"", Trace: "/t/x.trace", Entropy: "/t/x.input",
+		Before: Size{Steps: 50, Preemptions: 4, Goroutines: 3, Values: 60, Sum: 1}, After: Size{Steps: 10, Preemptions: 1, Goroutines: 2, Values: 12}}
 	var out bytes.Buffer
 	if err := Print(&out, st); err != nil {
 		t.Fatal(err)

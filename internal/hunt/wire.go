@@ -1,16 +1,16 @@
-// Package huntwire is the line protocol between a test binary that hunts
-// (package schedtest, run with -dst.worker) and dstreplay hunt, which starts the
-// binaries as workers and reads their standard output: each protocol line
-// is a prefix and one JSON object. Other lines are the test's own output.
-package huntwire
+package hunt
+
+// The line protocol between a test binary that hunts (package schedtest,
+// run with -dst.worker) and the coordinator (dstreplay hunt), which starts
+// the binaries as workers and reads their standard output: each protocol
+// line is a prefix and one JSON object. Other lines are the test's own
+// output.
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/dstgo/dst/fuzzloop"
 )
 
 // The prefixes of the two kinds of line, with the space that follows them.
@@ -19,10 +19,10 @@ const (
 	FailurePrefix = "dst-hunt-failure "
 )
 
-// Status is a worker's progress, printed once a second and once more,
+// StatusLine is a worker's progress, printed once a second and once more,
 // Final, when its hunt ends. Execs, Failures and New count from the start
 // of the process; Corpus and Cover are current sizes.
-type Status struct {
+type StatusLine struct {
 	Test     string `json:"test"`
 	Worker   int    `json:"worker"`
 	Execs    int64  `json:"execs"`
@@ -33,32 +33,32 @@ type Status struct {
 	Final    bool   `json:"final"`
 }
 
-// Failure is a distinct failure that a worker found, shrank and saved: its
+// FailureLine is a distinct failure that a worker found, shrank and saved: its
 // trace and its entropy input, and the size of its schedule before and
 // after shrinking.
-type Failure struct {
+type FailureLine struct {
 	Test    string `json:"test"`
 	Worker  int    `json:"worker"`
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
-	// Signature identifies the failure across schedules (fuzzloop's), where
+	// Signature identifies the failure across schedules (the loop's), where
 	// the message may vary: the hunt counts failures by it.
-	Signature string        `json:"signature,omitempty"`
-	Trace     string        `json:"trace"`
-	Entropy   string        `json:"entropy"`
-	Before    fuzzloop.Size `json:"before"`
-	After     fuzzloop.Size `json:"after"`
+	Signature string `json:"signature,omitempty"`
+	Trace     string `json:"trace"`
+	Entropy   string `json:"entropy"`
+	Before    Size   `json:"before"`
+	After     Size   `json:"after"`
 }
 
-// Print writes v (a Status or a Failure) to w as one protocol line.
+// Print writes v (a StatusLine or a FailureLine) to w as one protocol line.
 func Print(w io.Writer, v any) error {
 	prefix := StatusPrefix
 	switch v.(type) {
-	case Status, *Status:
-	case Failure, *Failure:
+	case StatusLine, *StatusLine:
+	case FailureLine, *FailureLine:
 		prefix = FailurePrefix
 	default:
-		return fmt.Errorf("huntwire: cannot print a %T", v)
+		return fmt.Errorf("hunt: cannot print a %T", v)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -71,17 +71,17 @@ func Print(w io.Writer, v any) error {
 // Parse reads one line of a worker's output: a status, a failure, or (both
 // nil) other output. A line with a prefix but no valid object after it is
 // an error.
-func Parse(line []byte) (*Status, *Failure, error) {
+func Parse(line []byte) (*StatusLine, *FailureLine, error) {
 	line = bytes.TrimRight(line, "\r\n")
 	switch {
 	case bytes.HasPrefix(line, []byte(StatusPrefix)):
-		var st Status
+		var st StatusLine
 		if err := json.Unmarshal(line[len(StatusPrefix):], &st); err != nil {
 			return nil, nil, fmt.Errorf("bad status line: %v", err)
 		}
 		return &st, nil, nil
 	case bytes.HasPrefix(line, []byte(FailurePrefix)):
-		var f Failure
+		var f FailureLine
 		if err := json.Unmarshal(line[len(FailurePrefix):], &f); err != nil {
 			return nil, nil, fmt.Errorf("bad failure line: %v", err)
 		}

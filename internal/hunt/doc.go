@@ -1,12 +1,27 @@
-// Package fuzzloop is the engine of a race hunt: a coverage-guided fuzz
-// loop over schedules, and the shrinker that makes a failing schedule small
-// enough to read.
+// Package hunt is the race hunt, every part of it: the coverage-guided
+// fuzz loop over schedules that runs inside a test, the shrinker that makes
+// a failing schedule small enough to read, the line protocol between a
+// worker and the coordinator, and the coordinator that dstreplay hunt runs
+// over many tests in several worker processes.
 //
-// Most users reach it through the scheduler: schedtest.Options.Strategy "hunt"
-// (or -dst.strategy=hunt) explores a test with a Loop, every failure is
-// shrunk with Shrink, and dstreplay hunt runs loops in several worker
-// processes over many tests. The package is public for tools that drive
-// their own loops.
+// Users reach it through the harness and the command: schedtest's strategy
+// "hunt" (-dst.strategy=hunt) explores a test with a Loop and shrinks each
+// failure with Shrink; dstreplay hunt builds the test binaries (Build) and
+// runs them as workers under a Hunter, which only gathers what they report:
+// internal/cli shows it.
+//
+// # Files
+//
+//   - input.go: an Input (a schedule) on disk; mutate.go: resampling and
+//     value mutations; loop.go: the Loop, its corpus and coverage;
+//     shrink.go: Shrink and Size; crash.go: the input a worker is running,
+//     kept where a coordinator finds it when the worker dies (Current,
+//     RecoverCrash).
+//   - wire.go: the protocol lines a worker prints (StatusLine, FailureLine).
+//   - tests.go: the packages and tests to hunt (Build, Test);
+//     pick.go: which test a free worker runs next; coordinator.go: the
+//     Hunter, which starts, watches and stops the workers; findings.go: the
+//     distinct failures, and the crashes of workers.
 //
 // # Terms
 //
@@ -43,7 +58,7 @@
 //     across request order; truncate), is there for tools that drive their
 //     own loops: measured on the examples, its mutants found bugs less often
 //     than resampled inputs, and than fresh ones.
-//   - Fresh inputs come from the Portfolio: mostly random walk, with POS and
+//   - Fresh inputs come from the portfolio: mostly random walk, with POS and
 //     PCT (depth 2) an eighth each.
 //   - Shrink: Hypothesis-style passes over a failing input's values (try the
 //     schedules with one non-zero choice; cut the tail; zero suffixes;
@@ -53,4 +68,4 @@
 //   - Current: a worker keeps the input it is running in a memory-mapped
 //     file, so that when a fatal runtime error kills the process the
 //     coordinator can save that input as a failure (RecoverCrash).
-package fuzzloop
+package hunt

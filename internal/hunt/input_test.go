@@ -1,16 +1,17 @@
-package fuzzloop
+package hunt
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/dstgo/dst/internal/engine"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/dstgo/dst/internal/engine"
 
 	"github.com/dstgo/dst/entropy"
 )
@@ -152,21 +153,6 @@ func TestReadWriteInput(t *testing.T) {
 
 	if _, err := ReadInput(filepath.Join(dir, "missing.input")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ReadInput of a missing file: %v, want ErrNotExist", err)
-	}
-}
-
-func TestWriteFileAtomicReplaces(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	for _, s := range []string{"a long first version", "short"} {
-		if err := WriteFileAtomic(path, []byte(s)); err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(path); string(b) != s {
-			t.Errorf("file holds %q, want %q", b, s)
-		}
-	}
-	if err := WriteFileAtomic(filepath.Join(path, "under-a-file"), []byte("x")); err == nil {
-		t.Error("writing under a regular file succeeded")
 	}
 }
 

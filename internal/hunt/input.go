@@ -1,4 +1,4 @@
-package fuzzloop
+package hunt
 
 import (
 	"crypto/sha256"
@@ -43,7 +43,7 @@ func ReadInput(path string) (Input, error) {
 
 // WriteInput writes in to dir under its content hash, atomically, and
 // returns the path. A reader, or a process killed at any moment, sees no
-// file or the whole file. Unlike WriteFileAtomic it does not wait for the
+// file or the whole file. Unlike a durable write (atomicfile) it does not wait for the
 // disk: a hunt's corpus changes hundreds of times a second at first, and two
 // fsyncs per input kept a worker idle a quarter of the time. After a power
 // loss an input may be missing or empty: loading it then fails with an
@@ -56,9 +56,3 @@ func WriteInput(dir string, in Input) (string, error) {
 	path := filepath.Join(dir, inputName(in))
 	return path, atomicfile.WriteBytes(path, false, b)
 }
-
-// WriteFileAtomic writes b to path so that a reader, or a crash at any
-// moment, sees either the old file or the whole new one: it writes a
-// temporary file in the same directory, syncs it, renames it over path
-// and syncs the directory.
-func WriteFileAtomic(path string, b []byte) error { return atomicfile.WriteBytes(path, true, b) }

@@ -1,4 +1,4 @@
-package fuzzloop
+package hunt
 
 import (
 	"errors"
@@ -339,9 +339,9 @@ func TestLoopKeepsWhatWasDrawn(t *testing.T) {
 // turn.
 func TestLoopNext(t *testing.T) {
 	l := ltNew(t, Config{Seed: 3, PCTSteps: 77}, ltTarget)
-	for i := range 2 * len(Portfolio) { // fewer than two corpus inputs: all fresh
+	for i := range 2 * len(portfolio) { // fewer than two corpus inputs: all fresh
 		in := l.Next()
-		want := Portfolio[i%len(Portfolio)]
+		want := portfolio[i%len(portfolio)]
 		if in.Strategy != want.Strategy || in.Depth != want.Depth || in.Recording != nil {
 			t.Fatalf("fresh input %d: %+v, want %+v", i, in, want)
 		}

@@ -1,4 +1,4 @@
-package fuzzloop
+package hunt
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dstgo/dst/internal/atomicfile"
 	"github.com/dstgo/dst/internal/gotest"
 )
 
@@ -120,18 +121,18 @@ func ReadCurrent(corpusDir string, worker int) (Input, error) {
 func RecoverCrash(corpusDir string, worker int, failDir, test string, output []byte) (string, error) {
 	in, err := ReadCurrent(corpusDir, worker)
 	if err != nil {
-		return "", fmt.Errorf("fuzzloop: recovering the crashing input: %w", err)
+		return "", fmt.Errorf("hunt: recovering the crashing input: %w", err)
 	}
 	dir := filepath.Join(failDir, strings.ReplaceAll(test, "/", "_"))
 	path := filepath.Join(dir, "crash-"+inputName(in))
 	text, _ := in.MarshalText()
-	if err := WriteFileAtomic(path, text); err != nil {
+	if err := atomicfile.WriteBytes(path, true, text); err != nil {
 		return "", err
 	}
 	note := fmt.Sprintf("The worker process running %s died while running the input %s.\n"+
 		"Replay it with: go test -run '%s' -dst.input=%s\n\nIts last output:\n%s",
 		test, path, gotest.RunPattern(test), path, output)
-	if err := WriteFileAtomic(strings.TrimSuffix(path, ".input")+".txt", []byte(note)); err != nil {
+	if err := atomicfile.WriteBytes(strings.TrimSuffix(path, ".input")+".txt", true, []byte(note)); err != nil {
 		return path, err
 	}
 	return path, nil

@@ -1,0 +1,175 @@
+package hunt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Package is a package with tests to hunt, and its test binary.
+type Package struct {
+	Path string // import path
+	Dir  string // the directory its tests run in
+	Bin  string // the test binary
+}
+
+// Build lists the packages that patterns name (as go test takes them),
+// builds their test binaries into tmp and lists the tests that s.Run
+// selects; it makes each test's corpus directory. The go command's warnings,
+// and notes with s.Verbose, go to log.
+func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, error) {
+	cfg := s
+	out, err := goCommand("go list "+strings.Join(patterns, " "), append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"}, patterns...), log)
+	if err != nil {
+		return nil, err
+	}
+	var pkgs []*Package
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 4 || f[2] == "0" && f[3] == "0" {
+			continue // no test files
+		}
+		pkgs = append(pkgs, &Package{Path: f[0], Dir: f[1], Bin: filepath.Join(tmp, fmt.Sprintf("%d.test", len(pkgs)))})
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no test files in %s", strings.Join(patterns, " "))
+	}
+	if cfg.Verbose {
+		fmt.Fprintf(log, "dstreplay hunt: building %d test binaries\n", len(pkgs))
+	}
+	errs := make([]error, len(pkgs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i, p := range pkgs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			argv := []string{"test", "-c", "-o", p.Bin}
+			if cfg.Race {
+				argv = append(argv, "-race")
+			}
+			_, errs[i] = goCommand("building the tests of "+p.Path, append(argv, p.Path), nil)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var tests []*Test
+	var noHunt []string
+	for _, p := range pkgs {
+		// -dst.keepgoing: a binary without sched, or with a sched that
+		// cannot hunt, rejects it.
+		cmd := exec.Command(p.Bin, "-test.list", cfg.Run, "-dst.keepgoing")
+		cmd.Dir = p.Dir
+		out, err := cmd.CombinedOutput()
+		if err != nil && bytes.Contains(out, []byte("flag provided but not defined: -dst.")) {
+			noHunt = append(noHunt, p.Path)
+			if cfg.Verbose {
+				fmt.Fprintf(log, "dstreplay hunt: %s: its test binary does not take the hunt's -dst flags (no sched, or an old one); left out\n", p.Path)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the tests of %s: %v\n%s", p.Path, err, out)
+		}
+		for line := range strings.Lines(string(out)) {
+			name := strings.TrimSpace(line)
+			if !testName.MatchString(name) {
+				continue // a benchmark, example or fuzz test, or other output
+			}
+			tests = append(tests, NewTest(p, name, filepath.Join(cfg.Corpus, filepath.FromSlash(p.Path), name), failDir(cfg.Dir, p.Dir)))
+		}
+	}
+	if len(noHunt) == len(pkgs) {
+		return nil, fmt.Errorf("the test binaries of %s do not take the hunt's -dst flags: their tests do not use sched, or a sched that cannot hunt", strings.Join(noHunt, ", "))
+	}
+	if len(pkgs) > 1 {
+		for _, t := range tests {
+			t.Label = path.Base(t.Pkg.Path) + "." + t.Name
+		}
+	}
+	for _, t := range tests {
+		if err := os.MkdirAll(t.CorpusDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return tests, nil
+}
+
+var testName = regexp.MustCompile(`^Test[\p{L}\p{N}_]*$`)
+
+// goCommand runs the go command, and returns its output. Its stderr goes
+// to warn when it succeeds, and into the error, after what, when it fails.
+func goCommand(what string, argv []string, warn io.Writer) ([]byte, error) {
+	cmd := exec.Command("go", argv...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v\n%s", what, err, bytes.TrimRight(stderr.Bytes(), "\n"))
+	}
+	if warn != nil {
+		warn.Write(stderr.Bytes())
+	}
+	return out, nil
+}
+
+// failDir is where the workers of a test in pkgDir save failures: -dir,
+// else what the worker takes by default ($DST_DIR, else testdata/dst).
+func failDir(dir, pkgDir string) string {
+	if dir != "" {
+		return dir
+	}
+	if d := os.Getenv("DST_DIR"); d != "" && d != "off" {
+		if filepath.IsAbs(d) {
+			return d
+		}
+		return filepath.Join(pkgDir, d)
+	}
+	return filepath.Join(pkgDir, "testdata", "dst")
+}
+
+// Test is a test being hunted, and what its workers reported.
+type Test struct {
+	Pkg       *Package
+	Name      string
+	Label     string // the name in the progress and summary; Name when empty
+	CorpusDir string
+	FailDir   string
+
+	Execs             int64  // over all its processes
+	CorpusSize, Cover int    // the latest report's
+	Batches           int    // processes that ended
+	Sched             bool   // it reported progress: it calls schedtest.Test
+	Running           int    // its worker processes
+	Failures          int    // distinct
+	Dropped           string // why it was left out; "" while it is hunted
+
+	sinceNew  int       // batches since the last one that found new coverage
+	crashes   int       // in a row, without progress in between
+	notBefore time.Time // after a crash, when to start it again
+}
+
+// NewTest returns the test name of pkg, to hunt with its corpus in
+// corpusDir and its failures saved under failDir.
+func NewTest(pkg *Package, name, corpusDir, failDir string) *Test {
+	return &Test{Pkg: pkg, Name: name, CorpusDir: corpusDir, FailDir: failDir, sinceNew: neverNew}
+}
+
+func (t *Test) String() string {
+	if t.Label != "" {
+		return t.Label
+	}
+	return t.Name
+}
