@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/dstgo/dst/replay"
@@ -380,12 +379,3 @@ func (m *stepper) cycleFocus(forward bool) {
 	}
 	m.focus = gs[i].ID
 }
-
-// Styles.
-var (
-	styleTitle   = lipgloss.NewStyle().Bold(true)
-	styleBad     = lipgloss.NewStyle().Foreground(lipgloss.Color("9")).Bold(true)
-	styleDim     = lipgloss.NewStyle().Faint(true)
-	styleCurrent = lipgloss.NewStyle().Reverse(true)
-	styleRule    = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
-)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/dstgo/dst/trace"
 )
@@ -17,6 +18,15 @@ import (
 // The stepper's view: what it draws from its model (stepper.go) on each
 // frame. Nothing here moves the cursor or changes the model, except the
 // caches of source files and of the failure's location.
+
+// Styles.
+var (
+	styleTitle   = lipgloss.NewStyle().Bold(true)
+	styleBad     = lipgloss.NewStyle().Foreground(lipgloss.Color("9")).Bold(true)
+	styleDim     = lipgloss.NewStyle().Faint(true)
+	styleCurrent = lipgloss.NewStyle().Reverse(true)
+	styleRule    = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
+)
 
 // View renders the screen.
 func (m *stepper) View() string {
