@@ -8,6 +8,14 @@ import (
 	"github.com/dstgo/dst/internal/event"
 )
 
+// clockState is the virtual clock and its timers.
+type clockState struct {
+	now          time.Duration // since cfg.Start
+	timers       []*Timer      // pending, as a heap
+	timerSeq     uint64
+	idleAdvances int // clock advances since a goroutine last woke
+}
+
 // Virtual time. A run's clock starts at Config.Start and moves only when no
 // managed goroutine is runnable and a timer is pending: it then jumps to the
 // earliest deadline, and every timer due at that instant fires, in an order

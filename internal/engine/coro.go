@@ -3,7 +3,21 @@ package engine
 import (
 	"iter"
 	"runtime"
+	"sync/atomic"
 )
+
+// coroState is the coroutine handoff's (see below).
+type coroState struct {
+	home          G             // Execute's goroutine, or the watchdog's stand-in for it
+	exiting       *G            // a goroutine leaving with Goexit, waiting for its stand-in
+	extra         atomic.Int32  // goroutines started for the run besides managed ones
+	unwound       int           // r.gs before this index are unwound
+	unwinding     atomic.Bool   // the home is unwinding parked goroutines
+	homeState     atomic.Int32  // see the home states
+	homeSwitching bool          // the home's switch gave the turn
+	rescuing      atomic.Bool   // the watchdog's stand-in has taken the home's place
+	rescued       chan struct{} // closed once the stand-in has the home's place
+}
 
 // Without the race detector, managed goroutines are coroutines and the
 // handoff between two of them is one runtime coroutine switch: about 50 ns,

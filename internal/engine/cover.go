@@ -2,6 +2,14 @@ package engine
 
 import "runtime"
 
+// coverState is what interleaving coverage remembers between points: the
+// last point's site and goroutine, and the transcript of decisions.
+type coverState struct {
+	lastSite   uint64
+	lastG      int32
+	transcript []uint64
+}
+
 // Interleaving coverage: what a fuzz loop learns from a run without compiler
 // instrumentation. The scheduler counts features into Config.Cover, a map of
 // CoverSize saturating hit counters indexed by a feature's hash, in the

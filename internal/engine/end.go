@@ -4,7 +4,31 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
+)
+
+// endState is how the run ends: the failure, who claimed the end, and the
+// channels the semaphore handoff tears the run down through.
+type endState struct {
+	pending  *Failure // recorded by failNow, reported when its goroutine has exited
+	stopping bool     // a failure is pending: no more switches
+	failure  *Failure
+	errors   []string // the body's reported errors (t.Error), for a failure at the end
+
+	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
+	abandoned atomic.Bool  // the watchdog gave up on the running goroutine
+	closed    atomic.Bool  // the run is over; its objects may be rebound
+	external  atomic.Pointer[Failure]
+	done      chan struct{}
+	ack       chan *G // teardown: each goroutine says it is done
+	drain     int     // scheduling points reached after the run's end was decided
+}
+
+// Who claimed the end of a run (Run.ended).
+const (
+	endedByRun int32 = iota + 1
+	endedByWatchdog
 )
 
 // wait blocks the harness until the run ends, and returns the goroutine

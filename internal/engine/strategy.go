@@ -6,6 +6,15 @@ import (
 	"github.com/dstgo/dst/entropy"
 )
 
+// pctState is what the priority strategies keep: PCT's change points, the
+// lowest priority handed out, and how long the same goroutine has kept the turn.
+type pctState struct {
+	changes    []int
+	nextChange int
+	minPrio    int64
+	streak     int
+}
+
 // Strategy decides which runnable goroutine continues at a scheduling point.
 // Every decision it makes is drawn from the run's entropy source.
 type Strategy uint8

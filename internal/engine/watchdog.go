@@ -7,8 +7,21 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// watchState is the watchdog's: owned by the watchdog goroutine, except
+// what it shares atomically.
+type watchState struct {
+	wdProgress uint64
+	wdSince    time.Time
+	spawner    *spawner               // under -race: starts the goroutines of timers
+	stallNote  atomic.Pointer[string] // what noteStall noted
+	stuck      *G                     // the goroutine the watchdog gave up on
+	gone       chan struct{}          // closed when the running goroutine of an abandoned run exits
+	goneOnce   sync.Once
+}
 
 // One watchdog goroutine per process watches every run in progress, and
 // only while there is one: it exits after a tick with no run. A run does not

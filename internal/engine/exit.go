@@ -1,0 +1,215 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/dstgo/dst/internal/event"
+)
+
+// How goroutines and runs end: a goroutine's exit (exitG), a failure that
+// stops it (failNow), and the run's end (finish).
+
+// failNow records f and ends g with runtime.Goexit; the run ends once g's
+// deferred calls have run, without switching to any other goroutine.
+//
+//go:norace
+func (g *G) failNow(f *Failure) {
+	r := g.run
+	if r.pending == nil && r.failure == nil {
+		f.Step = r.steps
+		f.Goroutines = r.snapshot()
+		r.pending = f
+	}
+	r.stopping = true
+	g.fatal = true
+	runtime.Goexit()
+}
+
+// stoppedByTool reports whether the failure f ends its goroutine where Go
+// would not (the step bound, a misuse, a fatal error, which ends the whole
+// program in Go): the trace then shows the goroutine where it was, not
+// exiting.
+func stoppedByTool(f *Failure) bool {
+	return f != nil && (f.Kind == Livelock || f.Kind == Misuse || f.Kind == Fatal)
+}
+
+//go:norace
+func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
+	if g.tear != tearNone {
+		// Publish what its deferred calls did before the next goroutine's
+		// run, so the race detector does not report them against each other.
+		RaceReleaseMerge(unsafe.Pointer(&r.endSync))
+		r.exitAfterEnd(g, true)
+		return
+	}
+	if r.abandoned.Load() {
+		// The running goroutine of an abandoned run has left: the harness
+		// may tear down the others.
+		r.exitAfterEnd(g, false)
+		return
+	}
+	r.progress++
+	g.state = gExited
+	g.op, g.obj = OpExit, nil
+	if r.tr != nil && !(g.fatal && p == nil && stoppedByTool(r.pending)) {
+		r.recordExit(g, p)
+	}
+	r.removeRunnable(g)
+	r.live--
+	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
+	if p != nil || g.fatal || !returned {
+		r.exitFailed(g, p, stack)
+		return
+	}
+	if r.stopping {
+		r.finish(nil)
+		return
+	}
+	for len(r.runnable) == 0 && r.advance() {
+	}
+	if len(r.runnable) == 0 {
+		r.stall(nil)
+		return
+	}
+	next := r.pick(nil, false)
+	if r.tr != nil {
+		r.recordSwitch(g, next)
+	}
+	r.cur = next
+	r.switches++
+	if !coroutines {
+		semrelease(&next.sema, false, 1)
+		return
+	}
+	if r.home.slot == &g.own {
+		// g's end resumes the home, parked in g's coroutine, which passes
+		// the turn on: a switch into the home's place like any other.
+		r.claimHome()
+	}
+}
+
+// exitAfterEnd is the exit of g after its run's end: torn down, or the
+// goroutine the watchdog gave up on. With coroutines the home takes the
+// turn back and unwinds the rest; with semaphores the teardown hears of it
+// (torn), or may begin (the abandoned run's running goroutine has left).
+//
+//go:norace
+func (r *Run) exitAfterEnd(g *G, torn bool) {
+	g.state = gExited
+	switch {
+	case coroutines:
+		r.handHome()
+	case torn:
+		r.ack <- g
+	default:
+		r.goneOnce.Do(func() { close(r.gone) })
+	}
+}
+
+// recordExit records g's exit, and the panic it exits with, if any.
+//
+//go:norace
+//go:noinline
+func (r *Run) recordExit(g *G, p any) {
+	if p != nil {
+		e := r.event(event.KindPanic, g)
+		e.Text = fmt.Sprint(p)
+		r.record(e)
+	}
+	r.tr.AddArgs(event.KindExit, int64(r.steps), gid(g), int64(r.now), 0, 0)
+}
+
+// exitFailed ends the run for g, which exits with panic p (and its stack),
+// after a fatal failure, or with runtime.Goexit. It is exitG's rare path, a
+// function of its own so that exitG, which picks the next goroutine deep in
+// the exiting one's stack, keeps a small stack frame.
+//
+//go:norace
+//go:noinline
+func (r *Run) exitFailed(g *G, p any, stack []byte) {
+	switch {
+	case p != nil:
+		if rp, ok := p.(*Repanic); ok {
+			p, stack = rp.Value, rp.Stack
+		}
+		// A panic outranks a pending test failure: in Go it would crash the
+		// test binary.
+		r.pending = nil
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: userStack(string(stack), true)})
+	case g.fatal:
+		r.finish(nil)
+	default:
+		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
+			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *schedtest.T the body receives)", g.ID)})
+	}
+}
+
+// Repanic carries a panic that a shim recovered and raises again, with the
+// stack of the original panic, for the report.
+type Repanic struct {
+	Value any
+	Stack []byte
+}
+
+func (p *Repanic) Error() string { return fmt.Sprint(p.Value) }
+
+// finish ends the run with f, unless a failure was already recorded.
+//
+//go:norace
+func (r *Run) finish(f *Failure) {
+	if !r.ended.CompareAndSwap(0, endedByRun) {
+		if coroutines {
+			r.handHome() // the watchdog ended it: the home unwinds the rest
+		}
+		return
+	}
+	if r.pending != nil {
+		f = r.pending
+	}
+	if f != nil && r.failure == nil {
+		if f.Goroutines == nil {
+			f.Step = r.steps
+			f.Goroutines = r.snapshot()
+		}
+		r.failure = f
+	}
+	// What teardown does (deferred calls of goroutines that would never
+	// run again in Go) is not part of the run: the trace ends here.
+	r.tr = nil
+	if coroutines {
+		r.handHome() // it unwinds the parked goroutines
+		return
+	}
+	close(r.done)
+}
+
+//go:norace
+func (r *Run) snapshot() []GState {
+	var out []GState
+	for _, g := range r.gs {
+		if g.state == gExited {
+			continue
+		}
+		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt)}
+		if g.obj != nil {
+			st.Holder, st.HeldAt = int(g.obj.holder), loc(g.obj.heldAt)
+		}
+		switch {
+		case g.state == gBlocked:
+			st.State = "blocked"
+		case g == r.cur:
+			st.State = "running"
+		default:
+			st.State = "runnable"
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// externalFailure records a failure observed outside the run's goroutines.
+func (r *Run) externalFailure(f *Failure) {
+	r.external.CompareAndSwap(nil, f)
+}
