@@ -31,35 +31,4 @@
 //     different or mutated program still replay.
 //   - Handle: a one-line printable form of a recording, "e1" followed by
 //     base64 (Recording.Handle, ParseHandle).
-//
-// # Recorded values
-//
-// Each draw records a canonical V, and a replay maps any V, even an
-// out-of-range mutated one, deterministically into the draw's range, so
-// replay never fails:
-//
-//	Uint64        V = value               replay: V
-//	Int64         V = uint64(value)       replay: int64(V)
-//	IntRange      V = value - lo          replay: lo + V mod (hi-lo+1)
-//	Bool, Stop    V = 1 or 0              replay: V != 0
-//	Choice(n)     V = index               replay: V mod n
-//	Weighted(w)   V = index               replay: V mod len(w), then on to the next positive weight
-//	Bytes(n)      V = n, bytes to Data    replay: recorded bytes, cut or zero-padded to n
-//
-// A replay records the mapped value, not the input one, so replaying a
-// replay's recording reproduces it exactly, and a replay that served every
-// draw from its input records the input byte for byte.
-//
-// Stop says yes with probability 1/8 when fresh, and in both modes once the
-// Source has said no more than its stop limit (default 1024) times it says
-// yes from then on, so a loop that runs until Stop says yes always ends.
-//
-// # Races
-//
-// Under -race the scheduler passes control between goroutines through
-// runtime semaphores, which create no happens-before edge for the race
-// detector, so one Source is used by goroutines the detector sees as
-// unsynchronized.
-// Functions touching Source state are therefore //go:norace and use only
-// slices and plain fields.
 package entropy

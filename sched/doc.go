@@ -36,12 +36,6 @@
 // every goroutine is blocked and a timer is pending, to the earliest
 // deadline.
 //
-// # Outside a run
-//
-// The same code ships to production. Outside a run every shim behaves as its
-// counterpart in sync or sync/atomic and [Go] is a go statement; the only
-// cost is one check of whether the calling goroutine is managed.
-//
 // # Determinism
 //
 // The scheduler controls interleavings, faults and the body's draws from
@@ -50,15 +44,4 @@
 // blocking outside its shims; a test that depends on them may not reproduce. When a
 // failing schedule fails differently on re-execution, the report says so.
 // Package-level state persists from one schedule to the next.
-//
-// # How goroutines take turns
-//
-// Without -race, managed goroutines are coroutines: the goroutine that
-// calls schedtest.Run (or schedtest.Test) runs the schedule, and a switch
-// between two managed goroutines is a runtime coroutine switch, a few tens
-// of nanoseconds. Such
-// a goroutine must not call runtime.LockOSThread: the runtime stops the
-// program at the next switch. Under -race they hand over through runtime
-// semaphores instead, which the race detector does not take for
-// synchronization. Both make the same decisions from the same entropy.
 package sched

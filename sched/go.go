@@ -9,6 +9,15 @@ import (
 // Go starts f in a new goroutine. Inside a run the goroutine is managed: it
 // runs only when the scheduler picks it, and starting it is a scheduling
 // point. Outside a run, Go is a plain go statement.
+//
+// Without -race, managed goroutines are coroutines: the goroutine that
+// calls schedtest.Run (or schedtest.Test) runs the schedule, and a switch
+// between two managed goroutines is a runtime coroutine switch, a few tens
+// of nanoseconds. Such a goroutine must not call runtime.LockOSThread: the
+// runtime stops the program at the next switch. Under -race they hand over
+// through runtime semaphores instead, which the race detector does not
+// take for synchronization. Both make the same decisions from the same
+// entropy.
 func Go(f func()) {
 	if g := engine.Current(); g != nil {
 		g.Go(f)

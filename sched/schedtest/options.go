@@ -13,8 +13,31 @@ import (
 )
 
 // Options shape how a body is explored. The zero value is valid: every field
-// documents its default. Flags given to `go test` (-dst.seed, -dst.iters, ...)
-// override the fields they name.
+// documents its default. Test and Fuzz read flags given to go test; Run and
+// Explore read none.
+//
+// A test binary that imports schedtest accepts these flags, which override
+// the fields they name:
+//
+//	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
+//	-dst.iters=N       schedules per test (default 1000)
+//	-dst.time=D        time budget per test (without -dst.iters, the only bound)
+//	-dst.strategy=S    random, pct, pos, portfolio or hunt
+//	-dst.depth=N       PCT depth (default 3)
+//	-dst.pctsteps=N    PCT change-point range
+//	-dst.maxsteps=N    livelock bound (default 100000)
+//	-dst.watchdog=D    watchdog limit (default 5s)
+//	-dst.replay=H      replay a recording given by its handle
+//	-dst.trace=F       replay the trace file F and report any divergence
+//	-dst.break=N       with -dst.trace: stop a debugger at step N (dstreplay debug)
+//	-dst.dir=D         save failing traces under D (default testdata/dst; off)
+//	-dst.shrink=false  report failures as found, without shrinking
+//	-dst.input=F       run the input file F a hunt saved (a crash, a corpus entry)
+//	-dst.crashtrace=F  with -dst.input: write the trace to F event by event (it survives a crash)
+//	-dst.corpus=D      hunt: keep the corpus in D
+//	-dst.keepgoing     hunt: save every distinct failure and keep hunting
+//	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt
+//	-dst.v             log every schedule
 type Options struct {
 	// Iterations is how many schedules Test explores (-dst.iters).
 	// Default 1000, or 1 when a seed or a recording is given by flag.
@@ -27,7 +50,9 @@ type Options struct {
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.
 	Seed uint64
-	// Strategy is "random", "pct", "pos" (partial order sampling),
+	// Strategy is "random", "pct" (Burckhardt et al.'s probabilistic
+	// concurrency testing: random priorities with Depth-1 change points),
+	// "pos" (partial order sampling, Yuan et al.),
 	// "portfolio", which alternates PCT and random walk between schedules,
 	// or "hunt", a coverage-guided search that mutates the schedules that
 	// reached new interleavings (-dst.strategy). Default
