@@ -227,6 +227,9 @@ func formatProgress(p hunt.Progress) string {
 		p.Elapsed.Round(time.Second), p.Workers, plural(p.Workers, "worker"), short(float64(p.Execs)),
 		short(p.RateNow), short(p.RateAll), p.Corpus, p.Cover, p.Failures, plural(p.Failures, "failure"))
 	if len(p.Tests) < 2 {
+		if len(p.Tests) == 1 && p.Tests[0].Out != "" {
+			fmt.Fprintf(&b, "; %s left out: %s", p.Tests[0].Name, p.Tests[0].Out)
+		}
 		return b.String()
 	}
 	b.WriteString("\n ")
@@ -236,7 +239,10 @@ func formatProgress(p hunt.Progress) string {
 		if t.Failures > 0 {
 			part += fmt.Sprintf(" %d fail", t.Failures)
 		}
-		if t.Dropped {
+		switch {
+		case t.Out != "":
+			part += " (out: " + t.Out + ")"
+		case t.Dropped:
 			part += " (out)"
 		}
 		if width > 0 && width+len(part) > progressWidth {

@@ -26,8 +26,14 @@ func TestFormatProgress(t *testing.T) {
 	if got := formatProgress(p); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	p.Tests = []hunt.TestProgress{{Name: "TestA", Execs: 12000, Failures: 3}, {Name: "TestB", Execs: 4100}, {Name: "TestC", Dropped: true}}
-	want += "\n  TestA 12.0k execs 3 fail, TestB 4100 execs, TestC 0 execs (out)"
+	// One test left out: the line says why.
+	p.Tests = []hunt.TestProgress{{Name: "TestA", Execs: 12000, Failures: 1, Dropped: true, Out: "fails on 97% of schedules"}}
+	if got, want := formatProgress(p), want+"; TestA left out: fails on 97% of schedules"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	p.Tests = []hunt.TestProgress{{Name: "TestA", Execs: 12000, Failures: 3}, {Name: "TestB", Execs: 4100},
+		{Name: "TestC", Dropped: true}, {Name: "TestD", Execs: 2000, Dropped: true, Out: "fails on 99% of schedules"}}
+	want += "\n  TestA 12.0k execs 3 fail, TestB 4100 execs, TestC 0 execs (out), TestD 2000 execs (out: fails on 99% of schedules)"
 	if got := formatProgress(p); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -156,7 +162,11 @@ func fakeWorker(args []string) int {
 	name := strings.Trim(*run, "^$")
 	var execs int64
 	status := func(final bool) {
-		fmt.Printf(`dst-hunt {"test":%q,"worker":%d,"execs":%d,"corpus":5,"cover":10,"failures":0,"new":1,"final":%v}`+"\n", name, *worker, execs, final)
+		failing := int64(0)
+		if name == "TestAlways" {
+			failing = execs // every schedule fails
+		}
+		fmt.Printf(`dst-hunt {"test":%q,"worker":%d,"execs":%d,"failing":%d,"corpus":5,"cover":10,"failures":0,"new":1,"final":%v}`+"\n", name, *worker, execs, failing, final)
 	}
 	switch name {
 	case "TestPlain":
@@ -185,7 +195,7 @@ func fakeWorker(args []string) int {
 	for {
 		time.Sleep(20 * time.Millisecond)
 		execs += 100
-		if name == "TestBuggy" && execs == 200 {
+		if (name == "TestBuggy" || name == "TestAlways") && execs == 200 {
 			trace := filepath.Join(*dir, name, fmt.Sprintf("deadlock-%d.trace", *worker))
 			os.MkdirAll(filepath.Dir(trace), 0o755)
 			os.WriteFile(trace, []byte("a trace"), 0o644)
@@ -334,6 +344,28 @@ func TestHunterSeveralTests(t *testing.T) {
 		case (tt.Name == "TestGood" || tt.Name == "TestBuggy") && (tt.Execs == 0 || tt.Batches == 0 || tt.Dropped != ""):
 			t.Errorf("%s: %d execs in %d batches, dropped %q", tt.Name, tt.Execs, tt.Batches, tt.Dropped)
 		}
+	}
+}
+
+// A test whose failure is saved and that fails on every schedule is left
+// out, and the hunt says why.
+func TestHunterFailsAlways(t *testing.T) {
+	h := newFakeHunter(t, hunt.Settings{Budget: 4 * time.Second, Jobs: 2, Batch: 500 * time.Millisecond}, "TestAlways", "TestGood")
+	if code := h.run(nil); code != ExitFailure {
+		t.Fatalf("exit %d\n%s\n%s", code, &h.out, &h.errb)
+	}
+	always := h.Tests[0]
+	if !strings.Contains(always.Dropped, "fails on 100% of its schedules") || always.Execs > 20000 {
+		t.Errorf("TestAlways: %d execs, left out: %q", always.Execs, always.Dropped)
+	}
+	if good := h.Tests[1]; good.Execs < 5*always.Execs {
+		t.Errorf("TestGood ran %d execs, TestAlways %d: the budget did not go to TestGood", good.Execs, always.Execs)
+	}
+	if !strings.Contains(h.errb.String(), "TestAlways fails on 100% of its schedules and its failure is saved: left out") {
+		t.Errorf("stderr:\n%s", &h.errb)
+	}
+	if !strings.Contains(h.out.String(), "(it fails on 100% of its schedules and its failure is saved: fix it to hunt it further)") {
+		t.Errorf("summary:\n%s", &h.out)
 	}
 }
 

@@ -112,12 +112,14 @@ func (g *G) TraceSelect(chosen, n int) {
 //
 //go:norace
 func (g *G) Error(s string) {
+	at := callerLoc() // for the failure's place: a failing run pays for it once
 	if g.run.cfg.Detail {
-		if l := loc(callerLoc()); l.File != "" {
+		if l := loc(at); l.File != "" {
 			s = fmt.Sprintf("%s:%d: %s", filepath.Base(l.File), l.Line, s)
 		}
 	}
 	g.run.errors = append(g.run.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
+	g.run.errorAt = append(g.run.errorAt, shortLoc(at))
 }
 
 // Failed reports whether the run has recorded a failure.
@@ -133,11 +135,11 @@ func (g *G) Failed() bool {
 //
 //go:norace
 func (g *G) FailNow() {
-	msg := strings.Join(g.run.errors, "\n")
+	msg, place := strings.Join(g.run.errors, "\n"), places(g.run.errorAt)
 	if msg == "" {
-		msg = fmt.Sprintf("goroutine %d: FailNow", g.ID)
+		msg, place = fmt.Sprintf("goroutine %d: FailNow", g.ID), shortLoc(callerLoc())
 	}
-	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg})
+	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg, Place: place})
 }
 
 // Fatal ends the run the way the Go runtime ends a program on fatal misuse

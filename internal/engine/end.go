@@ -15,6 +15,7 @@ type endState struct {
 	stopping bool     // a failure is pending: no more switches
 	failure  *Failure
 	errors   []string // the body's reported errors (t.Error), for a failure at the end
+	errorAt  []string // where each was reported (shortLoc), for the failure's place
 
 	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
 	abandoned atomic.Bool  // the watchdog gave up on the running goroutine

@@ -164,26 +164,35 @@ func TestLocationString(t *testing.T) {
 }
 
 func TestSignature(t *testing.T) {
-	a := &Failure{Kind: TestFailed, Message: "goroutine 1: x_test.go:144: leaked reference: backup b1 is referenced by 2 rows: 9ecb3656/b0"}
-	b := &Failure{Kind: TestFailed, Message: "goroutine 3: x_test.go:144: leaked reference: backup b0 is referenced by 3 rows: 9f49419f/b2"}
-	c := &Failure{Kind: TestFailed, Message: "goroutine 1: x_test.go:110: restore returned wrong content"}
+	// A failure with a place is told by its kind and place alone.
+	a := &Failure{Kind: TestFailed, Place: "x_test.go:144", Message: "goroutine 1: leaked reference: backup b1 is referenced by 2 rows"}
+	b := &Failure{Kind: TestFailed, Place: "x_test.go:144", Message: "goroutine 3: returned 499ms after the shutdown at 1.001s"}
+	c := &Failure{Kind: TestFailed, Place: "x_test.go:110", Message: a.Message}
 	if a.Signature() != b.Signature() {
-		t.Errorf("one check, two signatures: %q, %q", a.Signature(), b.Signature())
+		t.Errorf("one place, two signatures: %q, %q", a.Signature(), b.Signature())
 	}
 	if a.Signature() == c.Signature() {
-		t.Errorf("two checks, one signature: %q", a.Signature())
+		t.Errorf("two places, one signature: %q", a.Signature())
 	}
-	d1 := &Failure{Kind: Deadlock, Message: "deadlock: 3 blocked", Goroutines: []GState{{Op: OpLock}, {Op: OpLock}, {Op: OpWaitGroupWait}}}
-	d2 := &Failure{Kind: Deadlock, Message: "deadlock: 2 blocked", Goroutines: []GState{{Op: OpWaitGroupWait}, {Op: OpLock}}}
-	if d1.Signature() != d2.Signature() {
-		t.Errorf("deadlocks in the same operations differ: %q, %q", d1.Signature(), d2.Signature())
+	if d := (&Failure{Kind: Deadlock, Place: c.Place}); d.Signature() == c.Signature() {
+		t.Errorf("two kinds, one signature: %q", d.Signature())
 	}
-	p1 := &Failure{Kind: Panic, Message: "panic in goroutine 2: index out of range [5] with length 3",
-		Stack: "goroutine 7 [running]:\nruntime/debug.Stack()\n\t/x/stack.go:26\npanic({0x1})\n\t/x/panic.go:1\nexample.com/p.f(0x3)\n\t/x/p.go:9 +0x1\n"}
-	p2 := &Failure{Kind: Panic, Message: "panic in goroutine 4: index out of range [7] with length 3",
-		Stack: "goroutine 9 [running]:\nruntime/debug.Stack()\n\t/x/stack.go:26\npanic({0x1})\n\t/x/panic.go:1\nexample.com/p.f(0x9)\n\t/x/p.go:9 +0x1\n"}
-	if p1.Signature() != p2.Signature() || !strings.Contains(p1.Signature(), "example.com/p.f") {
-		t.Errorf("panic signatures: %q, %q", p1.Signature(), p2.Signature())
+	// Without one, by its message with the numbers dropped.
+	e1 := &Failure{Kind: Escape, Message: "escape: goroutine 7 started at x.go:12 outlived the run"}
+	e2 := &Failure{Kind: Escape, Message: "escape: goroutine 9 started at x.go:12 outlived the run"}
+	if e1.Signature() != e2.Signature() {
+		t.Errorf("messages that differ in numbers: %q, %q", e1.Signature(), e2.Signature())
+	}
+}
+
+// A panic is placed at the user's frame that raised it, past the frames of
+// the deferred call that captured the stack and of the runtime.
+func TestPanicPlace(t *testing.T) {
+	stack := "goroutine 7 [running]:\nruntime/debug.Stack()\n\t" + goroot + "src/runtime/debug/stack.go:26 +0x5e\n" +
+		"panic({0x1})\n\t" + goroot + "src/runtime/panic.go:860 +0x13a\nexample.com/p.f(0x3)\n\t/x/p.go:9 +0x1\n" +
+		"example.com/p.g()\n\t/x/p.go:20 +0x1\n"
+	if got, want := panicPlace(stack), "p.f p.go:9"; got != want {
+		t.Errorf("panicPlace = %q, want %q", got, want)
 	}
 }
 

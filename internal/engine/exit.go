@@ -18,6 +18,11 @@ import (
 func (g *G) failNow(f *Failure) {
 	r := g.run
 	if r.pending == nil && r.failure == nil {
+		// A livelock has no place: whichever goroutine takes the last step
+		// before the bound is chance.
+		if f.Place == "" && (f.Kind == Fatal || f.Kind == Misuse) {
+			f.Place = shortLoc(callerLoc())
+		}
 		f.Step = r.steps
 		f.Goroutines = r.snapshot()
 		r.pending = f
@@ -137,7 +142,8 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		// A panic outranks a pending test failure: in Go it would crash the
 		// test binary.
 		r.pending = nil
-		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p), Stack: userStack(string(stack), true)})
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p),
+			Stack: userStack(string(stack), true), Place: panicPlace(string(stack))})
 	case g.fatal:
 		r.finish(nil)
 	default:

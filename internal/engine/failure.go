@@ -2,8 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"regexp"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +38,10 @@ type Failure struct {
 	Step    int
 	// Goroutines is every goroutine that had not exited when the run failed.
 	Goroutines []GState
+	// Place is where the run failed, as its signature names it: the lines
+	// of the failing checks, the panicking frame, the operations and lines
+	// the goroutines are stuck in; "" when the engine cannot tell.
+	Place string
 }
 
 // GState is a goroutine's state at the end of a failed run.
@@ -110,52 +115,75 @@ func (g GState) String() string {
 }
 
 // Signature identifies a failure across schedules that fail the same way:
-// its kind and where it happened, with every number dropped (goroutine ids,
-// counts and steps change as a schedule is shrunk). For a panic, where is
-// the panic value and the first frame outside the runtime and the
-// scheduler; for a deadlock or leak, the operations the goroutines are
-// stuck in; otherwise the message.
+// its kind and its Place, never its message, whose values (ids, counts,
+// durations) change from one schedule to the next. A failure without a
+// place (an escape, a watchdog) is told by its message with every number
+// dropped.
 func (f *Failure) Signature() string {
-	where := f.Message
-	switch f.Kind {
-	case Panic:
-		where += " at " + panicFrame(f.Stack)
-	case TestFailed:
-		// Where the test reported it: the values in its message (ids,
-		// keys, counts) vary from one schedule to the next.
-		if locs := goLocation.FindAllString(f.Message, -1); len(locs) > 0 {
-			slices.Sort(locs)
-			return f.Kind.String() + ": at " + strings.Join(slices.Compact(locs), ",")
-		}
-	case Deadlock, Leak:
-		var ops []string
-		for _, g := range f.Goroutines {
-			ops = append(ops, g.Op.String())
-		}
-		slices.Sort(ops)
-		where = strings.Join(slices.Compact(ops), ",")
+	if f.Place != "" {
+		return f.Kind.String() + " at " + f.Place
 	}
-	return f.Kind.String() + ": " + dropDigits(where)
+	return f.Kind.String() + ": " + dropDigits(f.Message)
 }
 
-var goLocation = regexp.MustCompile(`[\w.-]+\.go:\d+`)
+// places joins a failure's places, each once, in a stable order.
+func places(ps []string) string {
+	ps = slices.Clone(ps)
+	slices.Sort(ps)
+	return strings.Join(slices.Compact(ps), ", ")
+}
 
-// panicFrame is the function of the first frame of a debug.Stack that is
-// neither the runtime nor this package.
-func panicFrame(stack string) string {
-	for _, line := range strings.Split(stack, "\n") {
-		if line == "" || line[0] == '\t' || strings.HasPrefix(line, "goroutine ") {
-			continue
-		}
-		if strings.HasPrefix(line, "runtime") || strings.HasPrefix(line, "panic(") || strings.Contains(line, "internal/engine.") {
-			continue
-		}
-		if i := strings.LastIndexByte(line, '('); i > 0 {
-			line = line[:i]
-		}
-		return line
+// shortLoc is a location as a signature names it: file base name and line.
+func shortLoc(l *Location) string {
+	if l == nil || l.File == "" {
+		return ""
 	}
-	return "?"
+	return filepath.Base(l.File) + ":" + strconv.Itoa(l.Line)
+}
+
+// blockedPlaces is the operations, and the lines of the code under test,
+// that the run's blocked goroutines are stuck in, read from their stacks
+// (the same in detail mode and without it).
+func (r *Run) blockedPlaces() string {
+	stacks := map[int64]string{}
+	for _, s := range splitStacks(allStacks()) {
+		stacks[s.id] = s.text
+	}
+	var ps []string
+	for _, g := range r.gs {
+		if g.state != gBlocked {
+			continue
+		}
+		p := g.op.String()
+		if l := firstUserFrame(stacks[g.goid]); l != nil {
+			p += " " + shortLoc(l)
+		}
+		ps = append(ps, p)
+	}
+	return places(ps)
+}
+
+// firstUserFrame is the first frame of a goroutine's stack text that is
+// the user's (see userFrame).
+func firstUserFrame(stack string) *Location {
+	_, frames := splitFrames(stack)
+	for _, fr := range frames {
+		if l, ok := userFrame(fr); ok {
+			return &l
+		}
+	}
+	return nil
+}
+
+// panicPlace is where a panic was raised: the first frame of the user's in
+// the stack the deferred recover took (a shim's or the standard library's
+// panic is placed at the user's call).
+func panicPlace(stack string) string {
+	l := firstUserFrame(stack)
+	if l == nil {
+		return ""
+	}
+	return shortFunc(l.Func) + " " + shortLoc(l)
 }
 
 func dropDigits(s string) string {

@@ -215,7 +215,7 @@ func (r *Run) stall(g *G) {
 	if r.live == 0 {
 		var f *Failure
 		if len(r.errors) > 0 {
-			f = &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n")}
+			f = &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n"), Place: places(r.errorAt)}
 		}
 		r.finish(f)
 		return
@@ -235,6 +235,7 @@ func (r *Run) stall(g *G) {
 	if len(r.errors) > 0 {
 		f.Message += "\n" + strings.Join(r.errors, "\n")
 	}
+	f.Place = r.blockedPlaces()
 	r.finish(f)
 	if g != nil {
 		r.park(g) // until teardown, which never returns here

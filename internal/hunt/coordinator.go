@@ -48,8 +48,8 @@ type proc struct {
 	begin time.Time // when it started
 	until time.Time // when its time is up; zero for none
 
-	sawStatus, final bool
-	execs, new       int64 // the latest report's
+	sawStatus, final    bool
+	execs, failing, new int64 // the latest report's
 
 	stopping bool      // it was told to stop: its end is no crash
 	killAt   time.Time // when to kill it if it has not stopped
@@ -339,10 +339,42 @@ func (h *Hunter) status(p *proc, st *StatusLine) {
 		t.Execs += d
 		h.Execs += d
 	}
-	p.execs = st.Execs
+	if d := st.Failing - p.failing; d > 0 {
+		t.Failing += d
+	}
+	p.execs, p.failing = st.Execs, st.Failing
 	t.CorpusSize, t.Cover = st.Corpus, st.Cover
 	p.new = st.New
 	p.final = p.final || st.Final
+	h.checkFailsAlways(t)
+}
+
+// Past alwaysExecs executions, a test whose failure is saved and that fails
+// on at least alwaysShare of its schedules is left out: schedules that all
+// fail the same way teach the hunt nothing, and the budget is better spent
+// on other tests, or on a hunt after the fix.
+const (
+	alwaysExecs = 1000
+	alwaysShare = 0.9
+)
+
+// checkFailsAlways leaves t out, and stops its workers, if it fails on
+// nearly every schedule and its failure is saved.
+func (h *Hunter) checkFailsAlways(t *Test) {
+	if t.Dropped != "" || t.Failures == 0 || t.Execs < alwaysExecs || float64(t.Failing) < alwaysShare*float64(t.Execs) {
+		return
+	}
+	pct := int(100 * float64(t.Failing) / float64(t.Execs))
+	t.Out = fmt.Sprintf("fails on %d%% of schedules", pct)
+	t.Dropped = fmt.Sprintf("it fails on %d%% of its schedules and its failure is saved: fix it to hunt it further", pct)
+	fmt.Fprintf(h.Log, "dstreplay hunt: %s fails on %d%% of its schedules and its failure is saved: left out, "+
+		"so that the budget goes elsewhere (fix it to hunt it further)\n", t, pct)
+	now := time.Now()
+	for _, p := range h.slots {
+		if p != nil && p.test == t && !p.stopping {
+			h.interrupt(p, os.Interrupt, now)
+		}
+	}
 }
 
 func (h *Hunter) failure(p *proc, f *FailureLine) {
@@ -429,10 +461,10 @@ type Progress struct {
 	Elapsed          time.Duration
 	Workers          int
 	Execs            int64
-	RateNow, RateAll float64        // executions per second
-	Corpus, Cover    int            // summed over the tests
-	Failures         int            // distinct
-	Tests            []TestProgress // with several tests
+	RateNow, RateAll float64 // executions per second
+	Corpus, Cover    int     // summed over the tests
+	Failures         int     // distinct
+	Tests            []TestProgress
 }
 
 // TestProgress is where one test of a hunt stands.
@@ -441,7 +473,8 @@ type TestProgress struct {
 	Execs    int64
 	Failures int
 	Dropped  bool
-	Running  bool // a worker runs it now
+	Out      string // why it was left out, in a few words, if it was
+	Running  bool   // a worker runs it now
 }
 
 // progress tells OnProgress where the hunt stands.
@@ -460,10 +493,8 @@ func (h *Hunter) progress(now time.Time) {
 	for _, t := range h.Tests {
 		p.Corpus += t.CorpusSize
 		p.Cover += t.Cover
-		if len(h.Tests) > 1 {
-			p.Tests = append(p.Tests, TestProgress{Name: t.String(), Execs: t.Execs, Failures: t.Failures,
-				Dropped: t.Dropped != "", Running: t.Running > 0})
-		}
+		p.Tests = append(p.Tests, TestProgress{Name: t.String(), Execs: t.Execs, Failures: t.Failures,
+			Dropped: t.Dropped != "", Out: t.Out, Running: t.Running > 0})
 	}
 	h.OnProgress(p)
 }

@@ -149,12 +149,14 @@ type Test struct {
 	FailDir   string
 
 	Execs             int64  // over all its processes
+	Failing           int64  // executions that failed, over all its processes
 	CorpusSize, Cover int    // the latest report's
 	Batches           int    // processes that ended
 	Sched             bool   // it reported progress: it calls schedtest.Test
 	Running           int    // its worker processes
 	Failures          int    // distinct
 	Dropped           string // why it was left out; "" while it is hunted
+	Out               string // the same, in a few words, for the progress line
 
 	sinceNew  int       // batches since the last one that found new coverage
 	crashes   int       // in a row, without progress in between

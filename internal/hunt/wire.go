@@ -20,15 +20,16 @@ const (
 )
 
 // StatusLine is a worker's progress, printed once a second and once more,
-// Final, when its hunt ends. Execs, Failures and New count from the start
-// of the process; Corpus and Cover are current sizes.
+// Final, when its hunt ends. Execs, Failing, Failures and New count from
+// the start of the process; Corpus and Cover are current sizes.
 type StatusLine struct {
 	Test     string `json:"test"`
 	Worker   int    `json:"worker"`
 	Execs    int64  `json:"execs"`
+	Failing  int64  `json:"failing"` // executions that failed
 	Corpus   int    `json:"corpus"`
 	Cover    int    `json:"cover"`
-	Failures int    `json:"failures"`
+	Failures int    `json:"failures"` // distinct failures found and saved
 	New      int64  `json:"new"`
 	Final    bool   `json:"final"`
 }

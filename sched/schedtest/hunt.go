@@ -52,7 +52,7 @@ func huntExplore(o Options, name string, tb tbase, body func(*T), logf func(stri
 		}
 		st := loop.Stats()
 		hunt.Print(os.Stdout, hunt.StatusLine{Test: name, Worker: worker, Execs: int64(st.Execs), Corpus: st.Corpus,
-			Cover: st.Cover, Failures: len(x.found), New: int64(st.New), Final: final})
+			Failing: int64(st.Failures), Cover: st.Cover, Failures: len(x.found), New: int64(st.New), Final: final})
 	}
 	seen := map[string]bool{}
 	status(false) // the corpus is loaded: say so at once

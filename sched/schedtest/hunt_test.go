@@ -185,3 +185,75 @@ func TestHuntSavedInputReproduces(t *testing.T) {
 		t.Fatalf("-dst.input=%s did not deadlock:\n%s", m[1], out)
 	}
 }
+
+// signatureBodies are run by TestChildSignatures as a hunt's worker.
+var signatureBodies = map[string]func(*schedtest.T){
+	// One check, whose message names whichever goroutine went first.
+	"onecheck": func(t *schedtest.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		var order []string
+		for _, name := range []string{"alice", "bob", "carol"} {
+			wg.Go(func() {
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if order[0] != "alice" {
+			t.Errorf("%s went first, then %s", order[0], strings.Join(order[1:], " and "))
+		}
+	},
+	// Two lock-order deadlocks at two places, in the same operations.
+	"twodeadlocks": func(t *schedtest.T) {
+		var a, b, c, d sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+		wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		wg.Go(func() { c.Lock(); d.Lock(); d.Unlock(); c.Unlock() })
+		wg.Go(func() { d.Lock(); c.Lock(); c.Unlock(); d.Unlock() })
+		wg.Wait()
+	},
+}
+
+func TestChildSignatures(t *testing.T) {
+	body := signatureBodies[os.Getenv("DST_CHILD")]
+	if body == nil {
+		t.Skip("run by TestHuntOneFindingPerPlace")
+	}
+	schedtest.Test(t, body)
+}
+
+// A hunt that keeps going reports a failure once per place: a check whose
+// message differs from schedule to schedule is one finding, and two
+// deadlocks in the same operations at different lines are two.
+func TestHuntOneFindingPerPlace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	signatures := func(mode string) map[string]bool {
+		out, _ := child(t, ".", mode, os.Args[0], "-test.run=^TestChildSignatures$", "-dst.strategy=hunt",
+			"-dst.worker=0", "-dst.keepgoing", "-dst.shrink=false", "-dst.iters=2000", "-dst.corpus="+t.TempDir())
+		sigs := map[string]bool{}
+		for _, m := range regexp.MustCompile(`"signature":"([^"]*)"`).FindAllStringSubmatch(out, -1) {
+			sigs[m[1]] = true
+		}
+		if len(sigs) == 0 {
+			t.Fatalf("%s: the hunt reported no failure:\n%s", mode, out)
+		}
+		return sigs
+	}
+	if sigs := signatures("onecheck"); len(sigs) != 1 {
+		t.Errorf("one check reported as %d findings: %v", len(sigs), sigs)
+	}
+	deadlocks := 0
+	for sig := range signatures("twodeadlocks") {
+		if strings.HasPrefix(sig, "deadlock at ") && strings.Contains(sig, "hunt_test.go:") {
+			deadlocks++
+		}
+	}
+	if deadlocks < 2 {
+		t.Errorf("two deadlocks at different places reported as %d findings", deadlocks)
+	}
+}
