@@ -28,6 +28,7 @@ const (
 	KindLog       = event.KindLog       // G logged Text (a user annotation)
 	KindObject    = event.KindObject    // object Obj is Text (for example "Mutex#3")
 	KindPanic     = event.KindPanic     // G panicked with Text
+	KindFail      = event.KindFail      // G failed a check or an oracle's: Text says how
 )
 
 // Field is a field an event kind carries besides the step, the goroutine and

@@ -14,7 +14,7 @@ import (
 	"github.com/dstgo/dst/internal/event"
 )
 
-// The file layout (version 2):
+// The file layout (versions 2 and 3):
 //
 //	magic "DSTTRACE", uvarint version
 //	header: uvarint length, then key/value strings and the entropy
@@ -35,7 +35,9 @@ import (
 // prefix is read when the trace is opened, before its checksum is: the
 // index's count of events checks the last frame's, which nothing after it
 // does. Version 1 had a CRC-32 of each frame's zstd bytes only and no
-// count of events; it is still read.
+// count of events; version 2 had no fail events (KindFail). Both are still
+// read; a reader of version 2 refuses version 3 with ErrVersion rather than
+// misread its new events.
 //
 // Frames are independent, so a reader that has the index reaches any event
 // by decoding one frame; a trace cut short (a crash while writing) is still
@@ -46,8 +48,8 @@ const (
 	trailerMagic = "DSTEND\x00\x01"
 	trailerSize  = 16
 	// Version is the format version this package writes; it reads this one
-	// and version 1.
-	Version = 2
+	// and the earlier ones.
+	Version = 3
 )
 
 // Sentinel errors for bad input; errors from this package wrap them with

@@ -31,9 +31,10 @@ where next and step go on; continue runs on; restart then continue replays up to
 again. The other goroutines run at their scheduling points as recorded. The replay's
 watchdog is off while delve holds it.
 
-The default step is the trace's last: the last scheduling point before the run failed. What
-runs after it up to the failure has no scheduling point: continue there, or break at the
-failure's line (dstreplay summary shows it).
+By default it stops where the bug shows: at the last scheduling point of the goroutine that
+failed (the first t.Error, t.Fatal, panic or data race the trace records, a fail or panic
+event in dstreplay show), before the failing line, which next and step reach. A run that
+failed as a whole (a deadlock, a leak) stops at the trace's last step.
 
 Run it from inside the module that holds the test's package, with the environment the test
 needs. Arguments after -- go to dlv; with --headless, the client breaks on
@@ -51,7 +52,7 @@ const (
 func runDebug(e *env, args []string) int {
 	c := lookup("debug")
 	fs := c.flags(e)
-	step := fs.Int64("step", 0, "stop at this `step` (default: the trace's last)")
+	step := fs.Int64("step", 0, "stop at this `step` (default: the failing goroutine's last, else the trace's last)")
 	dlvPath := fs.String("dlv", "", "the delve binary (default: dlv on $PATH, $GOBIN or $GOPATH/bin)")
 	race := fs.Bool("race", false, "build the test with -race")
 	initFile := fs.String("init", "", "a `file` of delve commands to run once stopped (end it with exit to leave)")
@@ -81,6 +82,7 @@ func runDebug(e *env, args []string) int {
 	defer os.RemoveAll(tmp)
 	script := filepath.Join(tmp, "init")
 	test, outcome := r.Header.Test, r.Outcome
+	var stopNote, failText string // why debug stops where it does, by default
 	last, err := lastStep(r)
 	switch {
 	case err != nil:
@@ -88,6 +90,15 @@ func runDebug(e *env, args []string) int {
 		err = fmt.Errorf("%s has no scheduling point to stop at", fs.Arg(0))
 	case *step == 0:
 		*step = last
+		var g int32
+		if s, fg, text, ok, ferr := failStep(r); ferr != nil {
+			err = ferr
+		} else if ok {
+			*step, g, failText = s, fg, text
+		}
+		if g != 0 {
+			stopNote = fmt.Sprintf(", goroutine %d's last scheduling point before it failed", g)
+		}
 	case *step < 1 || *step > last:
 		err = fmt.Errorf("--step %d is out of range: the steps of %s are 1 to %d", *step, fs.Arg(0), last)
 	}
@@ -125,8 +136,10 @@ func runDebug(e *env, args []string) int {
 	}
 	argv = append(argv, dlvArgs...)
 	argv = append(argv, "--", "-test.run", gotest.RunPattern(test), "-dst.trace="+path, fmt.Sprintf("-dst.break=%d", *step))
-	fmt.Fprintf(e.stderr, "dstreplay debug: stopping at step %d of %d: %s\n", *step, last, what)
-	if *step == last && outcome != nil && outcome.Kind != "pass" {
+	fmt.Fprintf(e.stderr, "dstreplay debug: stopping at step %d of %d%s: %s\n", *step, last, stopNote, what)
+	if failText != "" {
+		fmt.Fprintf(e.stderr, "dstreplay debug: after it, it failed: %s\n", failText)
+	} else if *step == last && outcome != nil && outcome.Kind != "pass" {
 		failure, _, _ := strings.Cut(outcomeText(outcome), "\n")
 		fmt.Fprintf(e.stderr, "dstreplay debug: after it, the run failed: %s\n", failure)
 	}
@@ -148,6 +161,37 @@ func runDebug(e *env, args []string) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// failStep is where debug stops by default in a failed run: the last
+// scheduling point of the goroutine that failed first (the first fail or
+// panic event of a goroutine's), before it failed, so that the failing line
+// is ahead. ok is false when no goroutine failed (a pass, or a failure of
+// the whole run, such as a deadlock). text is the failure.
+func failStep(r *trace.Reader) (step int64, g int32, text string, ok bool, err error) {
+	for i := range r.Len() {
+		ev, err := r.Event(i)
+		if err != nil {
+			return 0, 0, "", false, err
+		}
+		if ev.G == 0 || ev.Kind != trace.KindFail && ev.Kind != trace.KindPanic {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			op, err := r.Event(j)
+			if err != nil {
+				return 0, 0, "", false, err
+			}
+			if op.Kind == trace.KindOp && op.G == ev.G {
+				if ev.Kind == trace.KindPanic {
+					ev.Text = "panic: " + ev.Text
+				}
+				return op.Step, ev.G, ev.Text, true, nil
+			}
+		}
+		return 0, 0, "", false, nil
+	}
+	return 0, 0, "", false, nil
 }
 
 // lastStep is the step of the trace's last event.

@@ -101,6 +101,60 @@ func TestDebug(t *testing.T) {
 	})
 }
 
+// TestDebugStopsWhereItFailed: by default, debug stops at the last
+// scheduling point of the goroutine whose check failed, before the check.
+func TestDebugStopsWhereItFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test and delve")
+	}
+	if !cli.HaveDlv() {
+		if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
+			t.Fatal("delve (dlv) is not installed, and DST_REQUIRE_TOOLS=1")
+		}
+		t.Skip("delve (dlv) is not installed")
+	}
+	path := recordFailure(t, "./testdata/debugme", "TestLostUpdate", "DST_DEBUGME=1")
+	// The expected stop, from the trace: the first fail event's goroutine,
+	// and that goroutine's op event before it.
+	r, err := trace.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fail, stop trace.Event
+	for i := range r.Len() {
+		ev, _ := r.Event(i)
+		if ev.Kind == trace.KindFail && ev.G != 0 {
+			fail = ev
+			for j := i - 1; j >= 0; j-- {
+				if op, _ := r.Event(j); op.Kind == trace.KindOp && op.G == ev.G {
+					stop = op
+					break
+				}
+			}
+			break
+		}
+	}
+	r.Close()
+	if fail.Kind == 0 || stop.Kind == 0 {
+		t.Fatalf("the trace has no fail event of a goroutine after one of its scheduling points")
+	}
+	cmds := filepath.Join(t.TempDir(), "cmds")
+	os.WriteFile(cmds, []byte("exit\n"), 0o644)
+	t.Setenv("DST_DEBUGME", "1")
+	out, errOut, code := run("debug", "--init", cmds, path)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	want := fmt.Sprintf("dstreplay debug: stopping at step %d of ", stop.Step)
+	note := fmt.Sprintf(", goroutine %d's last scheduling point before it failed: ", fail.G)
+	if !strings.Contains(errOut, want) || !strings.Contains(errOut, note) || !strings.Contains(errOut, "after it, it failed: "+fail.Text) {
+		t.Errorf("stderr lacks %q, %q and the failure %q:\n%s", want, note, fail.Text, errOut)
+	}
+	if w := fmt.Sprintf("dstreplay: stopped at step %d, before g%d's ", stop.Step, fail.G); !strings.Contains(ansi.ReplaceAllString(out, ""), w) {
+		t.Errorf("delve did not stop there (%q):\n%s", w, out)
+	}
+}
+
 // ansi matches the colour escapes delve puts in source listings.
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 

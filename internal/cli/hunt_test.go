@@ -169,6 +169,8 @@ func fakeWorker(args []string) int {
 		fmt.Printf(`dst-hunt {"test":%q,"worker":%d,"execs":%d,"failing":%d,"corpus":5,"cover":10,"failures":0,"new":1,"final":%v}`+"\n", name, *worker, execs, failing, final)
 	}
 	switch name {
+	case "TestGORACE":
+		fmt.Println("GORACE=" + os.Getenv("GORACE"))
 	case "TestPlain":
 		fmt.Println("PASS")
 		return 0
@@ -366,6 +368,23 @@ func TestHunterFailsAlways(t *testing.T) {
 	}
 	if !strings.Contains(h.out.String(), "(it fails on 100% of its schedules and its failure is saved: fix it to hunt it further)") {
 		t.Errorf("summary:\n%s", &h.out)
+	}
+}
+
+// With -race, the workers' race detectors report every race, to a file:
+// a hunt tells races apart by where they are, and each schedule that races
+// fails.
+func TestHunterRaceWorkers(t *testing.T) {
+	h := newFakeHunter(t, hunt.Settings{Execs: 200, Jobs: 1, Batch: time.Second, Race: true, Verbose: true}, "TestGORACE")
+	h.run(nil)
+	m := regexp.MustCompile(`TestGORACE\| GORACE=(.*)`).FindStringSubmatch(h.errb.String())
+	if m == nil {
+		t.Fatalf("the worker printed no GORACE:\n%s", &h.errb)
+	}
+	for _, want := range []string{"suppress_equal_stacks=0", "suppress_equal_addresses=0", "log_path=/"} {
+		if !strings.Contains(m[1], want) {
+			t.Errorf("the worker's GORACE %q lacks %s", m[1], want)
+		}
 	}
 }
 

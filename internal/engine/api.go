@@ -118,8 +118,14 @@ func (g *G) Error(s string) {
 			s = fmt.Sprintf("%s:%d: %s", filepath.Base(l.File), l.Line, s)
 		}
 	}
-	g.run.errors = append(g.run.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
-	g.run.errorAt = append(g.run.errorAt, shortLoc(at))
+	r := g.run
+	r.errors = append(r.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
+	r.errorAt = append(r.errorAt, shortLoc(at))
+	if r.tr != nil {
+		e := r.event(event.KindFail, g)
+		e.Text = s
+		r.record(e)
+	}
 }
 
 // Failed reports whether the run has recorded a failure.

@@ -17,6 +17,13 @@ type endState struct {
 	errors   []string // the body's reported errors (t.Error), for a failure at the end
 	errorAt  []string // where each was reported (shortLoc), for the failure's place
 
+	// Under -race: the race detector's count of races when the running
+	// goroutine last reached a scheduling point, the goroutine that made
+	// the first racy access, and the report.
+	racesSeen int
+	raceG     int
+	raceText  string
+
 	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
 	abandoned atomic.Bool  // the watchdog gave up on the running goroutine
 	closed    atomic.Bool  // the run is over; its objects may be rebound

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"unsafe"
 
 	"github.com/dstgo/dst/internal/event"
@@ -54,6 +55,9 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		// may tear down the others.
 		r.exitAfterEnd(g, false)
 		return
+	}
+	if RaceEnabled {
+		r.noteRace(g)
 	}
 	r.progress++
 	g.state = gExited
@@ -111,6 +115,23 @@ func (r *Run) exitAfterEnd(g *G, torn bool) {
 	default:
 		r.goneOnce.Do(func() { close(r.gone) })
 	}
+}
+
+// recordFail records the run's failure f as a fail event of the goroutine
+// that failed, unless the trace already holds it (a panic event, the fail
+// events of the checks that failed the test) or no goroutine failed: the
+// whole run did (a deadlock, a leak), as the outcome says.
+//
+//go:norace
+//go:noinline
+func (r *Run) recordFail(f *Failure) {
+	if f == nil || f.G == 0 || f.Kind == Panic || f.Kind == TestFailed && len(r.errorAt) > 0 {
+		return
+	}
+	e := r.event(event.KindFail, nil)
+	e.G = int32(f.G)
+	e.Text, _, _ = strings.Cut(f.Message, "\n")
+	r.record(e)
 }
 
 // recordExit records g's exit, and the panic it exits with, if any.
@@ -180,6 +201,9 @@ func (r *Run) finish(f *Failure) {
 			f.Goroutines = r.snapshot()
 		}
 		r.failure = f
+	}
+	if r.tr != nil {
+		r.recordFail(r.failure)
 	}
 	// What teardown does (deferred calls of goroutines that would never
 	// run again in Go) is not part of the run: the trace ends here.

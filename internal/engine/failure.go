@@ -25,6 +25,7 @@ const (
 	Escape     Kind = "escape"      // a goroutine started with a plain go statement outlived the run
 	Watchdog   Kind = "watchdog"    // a goroutine stopped reaching scheduling points
 	Misuse     Kind = "misuse"      // an object was shared between runs or touched from outside
+	Race       Kind = "data race"   // under -race: the race detector reported a race during the run
 )
 
 func (k Kind) String() string { return string(k) }
@@ -144,6 +145,8 @@ func shortLoc(l *Location) string {
 // blockedPlaces is the operations, and the lines of the code under test,
 // that the run's blocked goroutines are stuck in, read from their stacks
 // (the same in detail mode and without it).
+//
+//go:norace
 func (r *Run) blockedPlaces() string {
 	stacks := map[int64]string{}
 	for _, s := range splitStacks(allStacks()) {

@@ -48,6 +48,9 @@ func (g *G) Point(op Op, o *Obj) {
 	if r.abandoned.Load() {
 		runtime.Goexit()
 	}
+	if RaceEnabled {
+		r.noteRace(g)
+	}
 	if g.tear != tearNone || r.stopping {
 		r.progress++
 		if r.drain++; r.drain > drainLimit {
@@ -107,6 +110,9 @@ func (g *G) Point(op Op, o *Obj) {
 //go:norace
 func (g *G) block(op Op, o *Obj) {
 	r := g.run
+	if RaceEnabled {
+		r.noteRace(g)
+	}
 	if g.interrupted() || r.stopping {
 		// Deferred calls of a goroutine being torn down, or of one whose
 		// failure ends the run: nobody will ever wake it.

@@ -21,3 +21,6 @@ func RaceReleaseMerge(addr unsafe.Pointer) { runtime.RaceReleaseMerge(addr) }
 // sync.WaitGroup does to catch an Add that is not ordered before Wait.
 func RaceRead(addr unsafe.Pointer)  { runtime.RaceRead(addr) }
 func RaceWrite(addr unsafe.Pointer) { runtime.RaceWrite(addr) }
+
+// raceErrors is how many races the race detector has reported so far.
+func raceErrors() int { return runtime.RaceErrors() }

@@ -190,6 +190,8 @@ func Execute(cfg Config, body func()) *Outcome {
 	}
 	watch(r) // before counting goroutines: the watchdog's own start is not an escape
 	created := goroutinesCreated()
+	races := raceErrors()
+	r.racesSeen = races
 	r.startStrategy()
 	r.root = r.newG(nil)
 	r.cur = r.root
@@ -214,6 +216,9 @@ func Execute(cfg Config, body func()) *Outcome {
 	}
 	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
 		r.failure = r.findEscapes()
+	}
+	if n := raceErrors() - races; n > 0 && r.failure == nil {
+		r.failure = r.raceFailure(n)
 	}
 	return &Outcome{
 		Failure:     r.failure,

@@ -26,6 +26,7 @@ const (
 	KindLog            // G logged Text (a user annotation)
 	KindObject         // object Obj is Text (for example "Mutex#3")
 	KindPanic          // G panicked with Text
+	KindFail           // G failed a check (t.Error, t.Fatal, a data race) or an oracle's (livelock, misuse, ...): Text says how
 	numKinds
 )
 
@@ -70,6 +71,7 @@ var specs = [numKinds]Spec{
 	KindLog:       {Name: "log", Fields: []Field{FieldText}},
 	KindObject:    {Name: "object", Fields: []Field{FieldObj, FieldText}},
 	KindPanic:     {Name: "panic", Fields: []Field{FieldText}},
+	KindFail:      {Name: "fail", Fields: []Field{FieldText}},
 }
 
 // SpecOf returns the spec of k; an unknown kind has the name "kind(N)".

@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
 )
 
@@ -95,6 +97,7 @@ type Hunter struct {
 	Interrupted os.Signal     // the signal that stopped it, if one did
 
 	rng       intN
+	raceDir   string          // with Settings.Race: where the workers' race detectors write
 	before    map[string]bool // saved failures there before the hunt, by absolute path
 	events    chan event
 	slots     []*proc // nil: free
@@ -129,6 +132,12 @@ func NewHunter(s Settings, tests []*Test, log io.Writer) *Hunter {
 // it passes on to the workers).
 func (h *Hunter) Run(sigs <-chan os.Signal) {
 	h.before = savedBefore(h.Tests)
+	if h.Settings.Race {
+		if d, err := os.MkdirTemp("", "dstreplay-hunt-race-"); err == nil {
+			h.raceDir = d
+			defer os.RemoveAll(d)
+		}
+	}
 	h.begin = time.Now()
 	h.lastTick = h.begin
 	if h.Settings.Budget > 0 {
@@ -265,6 +274,15 @@ func workerArgs(t *Test, slot int, d time.Duration, iters int64, dir string) []s
 func (h *Hunter) start(t *Test, slot int, d time.Duration, iters int64, now time.Time) {
 	args := workerArgs(t, slot, d, iters, h.Settings.Dir)
 	cmd := h.Command(t, args)
+	if h.Settings.Race && h.raceDir != "" {
+		// Every race the worker runs into counts, and its report goes to
+		// a file the worker reads to place it (engine.RaceEnv).
+		env := cmd.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append(env, "GORACE="+engine.RaceEnv(filepath.Join(h.raceDir, "w"+strconv.Itoa(slot))))
+	}
 	p := &proc{slot: slot, test: t, cmd: cmd, out: &tail{}, iters: iters, begin: now}
 	// The slot's last process left its input behind: were this one to die
 	// before running any, that input must not be taken for its crash.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
+	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -637,5 +639,71 @@ func TestExploreReadsNoFlags(t *testing.T) {
 	// Shrinking rewrites the failure as a random walk.
 	if res.Strategy != "random" {
 		t.Errorf("the failure was found by %s and left unshrunk: Explore read -dst.shrink", res.Strategy)
+	}
+}
+
+// TestDataRaceIsAFinding: under -race, a race between managed goroutines is
+// a failure of its own kind, shrunk, saved and reproduced like any other,
+// whose report names both accesses; not a complaint that the test failed
+// its *testing.T.
+func TestDataRaceIsAFinding(t *testing.T) {
+	if !engine.RaceEnabled {
+		t.Skip("needs a -race build")
+	}
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	saved := t.TempDir()
+	out, err := childSaving(t, saved, ".", "unsynchronized", os.Args[0], "-test.run=^TestChildRace$")
+	if err == nil {
+		t.Fatalf("the racy child passed:\n%s", out)
+	}
+	accesses := regexp.MustCompile(`data race: (read|write) at harness_test\.go:\d+ \(\S+\) by goroutine [23], ` +
+		`and an earlier (read|write) at harness_test\.go:\d+ \(\S+\) by goroutine [23]\n`)
+	for _, want := range []string{"sched: data race in schedule ", "shrunk from ", "trace saved as ", "the race detector's report:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if !accesses.MatchString(out) {
+		t.Errorf("the report does not name both accesses")
+	}
+	if strings.Contains(out, "was failed through its *testing.T") {
+		t.Errorf("the race was blamed on the test's own t")
+	}
+	if t.Failed() {
+		t.Fatalf("the child's output:\n%s", out)
+	}
+	// The saved trace has the race as a fail event of the goroutine that
+	// raced, and the reproduce line races again.
+	traces, _ := filepath.Glob(filepath.Join(saved, "TestChildRace", "data-race-*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("saved traces: %v", traces)
+	}
+	r, err := trace.OpenFile(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fail := false
+	for i := range r.Len() {
+		ev, err := r.Event(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fail = fail || ev.Kind == trace.KindFail && ev.G > 1 && strings.HasPrefix(ev.Text, "data race: ")
+	}
+	if !fail {
+		t.Errorf("the trace has no fail event for the race")
+	}
+	m := reproduceRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reproduce line")
+	}
+	args := strings.Fields(m[1])
+	args = slices.DeleteFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-dst.") })
+	again, err := child(t, ".", "unsynchronized", append([]string{os.Args[0], "-test.run=^TestChildRace$"}, args...)...)
+	if err == nil || !strings.Contains(again, "sched: data race in schedule 1 of TestChildRace") {
+		t.Errorf("the reproduce line's flags %v did not race again:\n%s", args, again)
 	}
 }

@@ -69,30 +69,40 @@ func (r *Result) WriteTrace(path string) error {
 // reports and traces ("deadlock", "fatal error", ...).
 //
 //   - Deadlock: every goroutine is blocked, the body included.
+//
 //   - Leak: the body returned and the remaining goroutines ran until all are
 //     blocked; those left can never proceed. Most blocking bugs in real Go
 //     code show this way.
+//
 //   - Livelock: the run reached Options.MaxSteps scheduling points.
+//
 //   - Panic in any managed goroutine, with its stack; and FatalError, Go's
 //     fatal errors for misused primitives ("sync: unlock of unlocked
 //     mutex"), which end the run as they would end the program.
+//
 //   - TestFailed: T.Error, T.Fatal and friends, from any managed goroutine.
+//
 //   - Escape: a goroutine started with a plain go statement during the run
 //     is still running when it ends; it ran outside the scheduler.
+//
 //   - Watchdog: a managed goroutine ran for Options.Watchdog without
 //     reaching a scheduling point: it blocked outside the scheduler (a
 //     native channel, sync.Mutex, time.Sleep, I/O) or spins. Shorter than
 //     that, from 200ms, it is not a failure but a note (Result.Stall), which
 //     Test logs.
+//
 //   - Misuse: an object of one run touched from another run, or from a
 //     goroutine the run does not manage (which is ended, as by
 //     runtime.Goexit); a run started from inside a run; a misuse of a
 //     primitive that Go does not detect but that corrupts it.
 //
-// Data races are found by the race detector when the test runs with -race:
-// the handoff between managed goroutines creates no happens-before edge, so
-// it sees every race between them, and the shims report the edges Go's own
-// primitives create, so correctly synchronized code stays quiet.
+//   - DataRace: under -race, the race detector reported a race during the
+//     run. The handoff between managed goroutines creates no happens-before
+//     edge, so it sees every race between them, and the shims report the
+//     edges Go's own primitives create, so correctly synchronized code stays
+//     quiet. The detector reports a race once per process unless GORACE
+//     says otherwise, so Test shrinks and reports a race in a child process
+//     of the test binary whose GORACE makes it report every race.
 type FailureKind = engine.Kind
 
 // The kinds of failure the scheduler reports.
@@ -107,6 +117,7 @@ const (
 	Escape     = engine.Escape     // a goroutine started with a plain go statement outlived the run
 	Watchdog   = engine.Watchdog   // a goroutine stopped reaching scheduling points
 	Misuse     = engine.Misuse     // an object was shared between runs or touched from outside
+	DataRace   = engine.Race       // under -race: the race detector reported a race in the run
 )
 
 // Failure describes how a run failed.
@@ -247,7 +258,8 @@ func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, str
 	out, rec, buf := s.execute(o, name, tb, body, o.Detail)
 	stall := out.Stall
 	note, detail := "", o.Detail
-	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape {
+	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape &&
+		(f.Kind != engine.Race || engine.RaceRepeatable()) {
 		again := s
 		again.Recording = rec
 		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil

@@ -22,7 +22,7 @@ func loopOutcome(out *engine.Outcome, rec *entropy.Recording) hunt.Outcome {
 // be possible (a watchdog abandons a goroutine; an escape runs outside the
 // scheduler).
 func shrinkable(k FailureKind) bool {
-	return k != Watchdog && k != Escape
+	return k != Watchdog && k != Escape && (k != DataRace || engine.RaceRepeatable())
 }
 
 // shrinkFailure replaces the failing schedule of x with the smallest one

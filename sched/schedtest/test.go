@@ -88,6 +88,12 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		return
 	}
 	if x.res.Failure != nil {
+		if x.res.Failure.Kind == DataRace && !engine.RaceRepeatable() && len(x.found) == 0 {
+			if report, ok := raceInChild(t, o, x); ok {
+				t.Fatal(report)
+				return
+			}
+		}
 		if len(x.found) == 0 {
 			x = shrinkFailure(o, t.Name(), t, body, x)
 			x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
