@@ -8,21 +8,19 @@ import (
 	"time"
 )
 
-// endState is how the run ends: the failure, who claimed the end, and the
-// channels the semaphore handoff tears the run down through.
+// endState is what the run reports and how it ends: the failure, the logs
+// and faults, who claimed the end, and the channels the semaphore handoff
+// tears the run down through.
 type endState struct {
 	pending  *Failure // recorded by failNow, reported when its goroutine has exited
 	stopping bool     // a failure is pending: no more switches
 	failure  *Failure
 	errors   []string // the body's reported errors (t.Error), for a failure at the end
-	errorAt  []string // where each was reported (shortLoc), for the failure's place
 
-	// Under -race: the race detector's count of races when the running
-	// goroutine last reached a scheduling point, the goroutine that made
-	// the first racy access, and the report.
-	racesSeen int
-	raceG     int
-	raceText  string
+	// What the body reported besides failing.
+	logs     []string
+	faults   []FaultEvent
+	faultOff bool
 
 	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
 	abandoned atomic.Bool  // the watchdog gave up on the running goroutine
@@ -31,6 +29,15 @@ type endState struct {
 	done      chan struct{}
 	ack       chan *G // teardown: each goroutine says it is done
 	drain     int     // scheduling points reached after the run's end was decided
+
+	errorAt []string // where each error was reported (shortLoc), for the failure's place
+
+	// Under -race: the race detector's count of races when the running
+	// goroutine last reached a scheduling point, the goroutine that made
+	// the first racy access, and the report.
+	racesSeen int
+	raceG     int
+	raceText  string
 }
 
 // Who claimed the end of a run (Run.ended).

@@ -135,10 +135,9 @@ type Run struct {
 	progress uint64 // read by the watchdog
 	nobj     int32
 
-	// What the body reported besides failing.
-	logs     []string
-	faults   []FaultEvent
-	faultOff bool
+	endState
+	clockState
+	watchState
 
 	// Tracing.
 	tr      *event.Buffer
@@ -146,12 +145,8 @@ type Run struct {
 	ntimers int64
 	firing  bool // timers are firing: events belong to the scheduler
 
-	endState
-	clockState
-	watchState
 	coverState
 	pctState
-	coroState
 
 	// self is the list of active runs when this run is the only one.
 	self     [1]*Run
@@ -162,6 +157,8 @@ type Run struct {
 
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
+
+	coroState
 }
 
 // Execute runs body as goroutine 1 of a new run and returns when the run has
