@@ -2,6 +2,7 @@ package schedtest_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -255,5 +256,26 @@ func TestHuntOneFindingPerPlace(t *testing.T) {
 	}
 	if deadlocks < 2 {
 		t.Errorf("two deadlocks at different places reported as %d findings", deadlocks)
+	}
+}
+
+// A trace given to -dst.trace that another test recorded is refused with
+// the test that recorded it, rather than replayed by the wrong body.
+func TestTraceOfAnotherTest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	saved := t.TempDir()
+	if out, err := childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$"); err == nil {
+		t.Fatalf("TestChildABBA passed:\n%s", out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(saved, "TestChildABBA", "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("saved: %v", traces)
+	}
+	out, err := child(t, ".", "onecheck", os.Args[0], "-test.run=^TestChildSignatures$", "-dst.trace="+traces[0])
+	want := "was recorded by TestChildABBA, not by TestChildSignatures: run it with -run '^TestChildABBA$'"
+	if err == nil || !strings.Contains(out, want) {
+		t.Errorf("want %q:\n%s", want, out)
 	}
 }

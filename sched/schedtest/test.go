@@ -304,6 +304,17 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	return file, nil
 }
 
+// recordedBy is the name of the test that recorded the trace at path, or
+// "" when it cannot tell (replayFile then says why the file cannot be read).
+func recordedBy(path string) string {
+	r, err := trace.OpenFile(path)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	return r.Header.Test
+}
+
 // replayForTest replays a trace file in test t. A saved failure that still
 // fails fails t; one that passes is reported and left for the user to
 // delete. given says the file was named by -dst.trace: then passing is
@@ -313,6 +324,10 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 	brk := 0
 	if given {
 		brk = flags.brk
+		if other := recordedBy(path); other != "" && other != t.Name() {
+			t.Fatalf("sched: -dst.trace=%s was recorded by %s, not by %s: run it with -run %s",
+				path, other, t.Name(), shellQuote(gotest.RunPattern(other)))
+		}
 	}
 	res, err := replayFile(path, t.Name(), t, body, brk)
 	shown := path // as the user gave it, or from the module's root
