@@ -531,7 +531,8 @@ func TestHTMLChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "file://" + filepath.ToSlash(abs) + "#event=" + strconv.Itoa(n)
+	// Numbered from 1, as the stepper numbers them.
+	url := "file://" + filepath.ToSlash(abs) + "#event=" + strconv.Itoa(n+1)
 
 	dom := string(headless(t, bin, url, "--dump-dom"))
 	if !strings.Contains(dom, `data-ready="1"`) {
@@ -565,6 +566,10 @@ func TestHTMLChromium(t *testing.T) {
 		if !strings.Contains(det, want) {
 			t.Errorf("the details of event %d lack %q:\n%s", n, want, det)
 		}
+	}
+	// The details number the event as the stepper does.
+	if m := regexp.MustCompile(`<td>event</td><td>(\d+)`).FindStringSubmatch(det); m == nil || m[1] != strconv.Itoa(n+1) {
+		t.Errorf("the details number event %d (from 0) as %v, want %d", n, m, n+1)
 	}
 	if !regexp.MustCompile(`<span id="failure">deadlock: all goroutines are asleep[^<]*</span>`).MatchString(dom) {
 		t.Error("no failure banner")
