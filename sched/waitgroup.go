@@ -28,7 +28,7 @@ type WaitGroup struct {
 // becomes zero, every goroutine blocked in Wait is released.
 func (wg *WaitGroup) Add(delta int) {
 	if g := engine.Current(); g != nil {
-		wg.add(g, delta)
+		wg.add(g, delta, engine.OpWaitGroupAdd)
 		return
 	}
 	wg.obj.CheckNative(engine.OpWaitGroupAdd)
@@ -36,7 +36,14 @@ func (wg *WaitGroup) Add(delta int) {
 }
 
 // Done decrements the counter by one.
-func (wg *WaitGroup) Done() { wg.Add(-1) }
+func (wg *WaitGroup) Done() {
+	if g := engine.Current(); g != nil {
+		wg.add(g, -1, engine.OpWaitGroupDone)
+		return
+	}
+	wg.obj.CheckNative(engine.OpWaitGroupDone)
+	wg.native.Add(-1)
+}
 
 // Wait blocks until the counter is zero.
 func (wg *WaitGroup) Wait() {
@@ -90,9 +97,9 @@ func nativeCount(wg *sync.WaitGroup) int32 {
 }
 
 //go:norace
-func (wg *WaitGroup) add(g *engine.G, delta int) {
+func (wg *WaitGroup) add(g *engine.G, delta int, op engine.Op) {
 	wg.bind(g)
-	g.Point(engine.OpWaitGroupAdd, &wg.obj)
+	g.Point(op, &wg.obj)
 	if delta < 0 {
 		engine.RaceReleaseMerge(unsafe.Pointer(wg))
 	}

@@ -27,15 +27,24 @@ const (
 	OpCondBroadcast = event.OpCondBroadcast
 	OpOnce          = event.OpOnce
 	OpAtomic        = event.OpAtomic
-	OpFault         = event.OpFault
-	OpSleep         = event.OpSleep
-	OpSend          = event.OpSend
-	OpRecv          = event.OpRecv
-	OpClose         = event.OpClose
-	OpSelect        = event.OpSelect
-	OpLen           = event.OpLen
-	OpTimer         = event.OpTimer
-	OpContext       = event.OpContext
+	OpWaitGroupDone = event.OpWaitGroupDone
+
+	OpAtomicLoad           = event.OpAtomicLoad
+	OpAtomicStore          = event.OpAtomicStore
+	OpAtomicSwap           = event.OpAtomicSwap
+	OpAtomicAdd            = event.OpAtomicAdd
+	OpAtomicAnd            = event.OpAtomicAnd
+	OpAtomicOr             = event.OpAtomicOr
+	OpAtomicCompareAndSwap = event.OpAtomicCompareAndSwap
+	OpFault                = event.OpFault
+	OpSleep                = event.OpSleep
+	OpSend                 = event.OpSend
+	OpRecv                 = event.OpRecv
+	OpClose                = event.OpClose
+	OpSelect               = event.OpSelect
+	OpLen                  = event.OpLen
+	OpTimer                = event.OpTimer
+	OpContext              = event.OpContext
 )
 
 // ObjKind names the type of a synchronisation object, for reports.

@@ -157,6 +157,16 @@ const (
 	OpLen
 	OpTimer
 	OpContext
+	// Added in trace version 3: WaitGroup.Done, and atomics by method
+	// (version 2 traces name every atomic operation OpAtomic).
+	OpWaitGroupDone
+	OpAtomicLoad
+	OpAtomicStore
+	OpAtomicSwap
+	OpAtomicAdd
+	OpAtomicAnd
+	OpAtomicOr
+	OpAtomicCompareAndSwap
 	numOps
 )
 
@@ -169,6 +179,8 @@ var opNames = [numOps]string{
 	OpCondBroadcast: "Broadcast", OpOnce: "Do", OpAtomic: "atomic", OpFault: "fault",
 	OpSleep: "Sleep", OpSend: "Send", OpRecv: "Recv", OpClose: "Close",
 	OpSelect: "Select", OpLen: "Len", OpTimer: "timer", OpContext: "Done",
+	OpWaitGroupDone: "Done", OpAtomicLoad: "Load", OpAtomicStore: "Store", OpAtomicSwap: "Swap",
+	OpAtomicAdd: "Add", OpAtomicAnd: "And", OpAtomicOr: "Or", OpAtomicCompareAndSwap: "CompareAndSwap",
 }
 
 // OpNames names the operations, by number.

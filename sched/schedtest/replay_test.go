@@ -10,6 +10,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/atomic"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
@@ -291,5 +292,40 @@ func TestCheckTakesTurnsWithStrategies(t *testing.T) {
 	var nd *schedtest.NondeterminismError
 	if !errors.As(err, &nd) || nd.Strategy != "random" {
 		t.Fatalf("want the second schedule's divergence, under the random walk: %v", err)
+	}
+}
+
+// A trace names operations as the code calls them: WaitGroup.Done as Done,
+// not as the Add(-1) it does, and each atomic operation by its method.
+func TestTraceNamesOperations(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true, Detail: true}, func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		var n atomic.Int64
+		wg.Add(1)
+		sched.Go(func() {
+			defer wg.Done()
+			n.Add(2)
+			n.CompareAndSwap(2, 3)
+		})
+		wg.Wait()
+		if n.Load() != 3 {
+			t.Error("lost")
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	evs, err := res.Trace.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, e := range evs {
+		if e.Kind == trace.KindOp && trace.OpName(e.Op) != "Go" {
+			ops = append(ops, trace.OpName(e.Op))
+		}
+	}
+	if got, want := strings.Join(ops, " "), "Add Wait Add CompareAndSwap Done Load"; got != want {
+		t.Errorf("operations %q, want %q", got, want)
 	}
 }
