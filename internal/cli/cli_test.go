@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,24 @@ func TestSummaryGolden(t *testing.T) {
 	for _, want := range []string{"outcome: deadlock", "switches:", "preemptions:", "longest waits:", "(never woken)", "goroutine 2:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q", want)
+		}
+	}
+	// Each preemption is listed, at the switch event the stepper numbers.
+	n := regexp.MustCompile(`of which preemptions: (\d+)\n`).FindStringSubmatch(out)
+	listed := regexp.MustCompile(`(?m)^  event (\d+), step \d+: g(\d+) preempted for g(\d+), at its \w+ at \S+\.go:\d+$`).FindAllStringSubmatch(out, -1)
+	if n == nil || n[1] != strconv.Itoa(len(listed)) || len(listed) == 0 {
+		t.Fatalf("preemptions %v, listed %d:\n%s", n, len(listed), out)
+	}
+	r, err := trace.OpenFile(failingTrace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, m := range listed {
+		i, _ := strconv.Atoi(m[1])
+		ev, err := r.Event(int64(i - 1))
+		if err != nil || ev.Kind != trace.KindSwitch || strconv.Itoa(int(ev.G)) != m[2] || strconv.Itoa(int(ev.Arg)) != m[3] {
+			t.Errorf("listed %q, but event %d is %v (%v)", m[0], i, ev, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -189,10 +190,12 @@ func runSummary(e *env, args []string) int {
 	last := map[int32]trace.Kind{} // each goroutine's last event kind
 	blocked := map[int32]wait{}
 	var waits []wait
-	switches, preemptions := 0, 0
+	switches := 0
+	var preempts []string // where each preemption happened
+	lastOp := map[int32]trace.Event{}
 	var lastStep, lastTime int64
 	var readErr error
-	r.All(func(_ int64, ev trace.Event, err error) bool {
+	r.All(func(i int64, ev trace.Event, err error) bool {
 		if err != nil {
 			readErr = err
 			return false
@@ -204,6 +207,7 @@ func runSummary(e *env, args []string) int {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		case trace.KindOp:
 			perOp[trace.OpName(ev.Op)]++
+			lastOp[ev.G] = ev
 		case trace.KindBlock:
 			what := trace.OpName(ev.Op)
 			if l, ok := labels[ev.Obj]; ok {
@@ -218,8 +222,16 @@ func runSummary(e *env, args []string) int {
 			}
 		case trace.KindSwitch:
 			switches++
-			if k := last[ev.G]; k != trace.KindBlock && k != trace.KindExit {
-				preemptions++
+			if preempted(last[ev.G]) {
+				// Numbered from 1, as the stepper numbers events.
+				p := fmt.Sprintf("event %d, step %d: g%d preempted for g%d", i+1, ev.Step, ev.G, ev.Arg)
+				if op, ok := lastOp[ev.G]; ok {
+					p += ", at its " + trace.OpName(op.Op)
+					if op.Loc.File != "" {
+						p += fmt.Sprintf(" at %s:%d", filepath.Base(op.Loc.File), op.Loc.Line)
+					}
+				}
+				preempts = append(preempts, p)
 			}
 		}
 		if ev.Kind != trace.KindSwitch {
@@ -235,7 +247,10 @@ func runSummary(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "outcome: unknown (the trace was cut short)\n")
 	}
 	fmt.Fprintf(e.stdout, "events: %d over %d steps and %v of virtual time\n", r.Len(), lastStep, time.Duration(lastTime))
-	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, preemptions)
+	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, len(preempts))
+	for _, p := range preempts {
+		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
 	fmt.Fprintf(e.stdout, "\nevents per goroutine:\n")
 	for _, g := range sortedKeys(perG) {
 		name := fmt.Sprintf("g%d", g)
@@ -330,3 +345,14 @@ func clip(s string, n int) string {
 	}
 	return s[:n-1] + "…"
 }
+
+// preempted reports whether a switch away from a goroutine whose last event
+// (switches aside) was of kind last took the turn from a goroutine that
+// could have gone on: a preemption, as the engine counts them.
+func preempted(last trace.Kind) bool {
+	return last != trace.KindBlock && last != trace.KindExit
+}
+
+// preemptMark ends the line of a switch that is a preemption, in the
+// stepper and the page.
+const preemptMark = " (preemption)"

@@ -207,6 +207,7 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		}
 	}
 	var readErr error
+	lastKind := map[int32]trace.Kind{} // each goroutine's last event but a switch
 	n := r.Len() // the columns' exact size, so appending never overshoots
 	cols := &tl.Ev
 	*cols = timelineColumns{Kind: make([]int8, 0, n), Step: make([]int64, 0, n), G: make([]int32, 0, n),
@@ -221,6 +222,11 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		}
 		// The line is "step gN time rest": rest repeats, and so do times.
 		line := strings.TrimPrefix(ev.Format(labels), fmt.Sprintf("%d g%d ", ev.Step, ev.G))
+		if ev.Kind == trace.KindSwitch && preempted(lastKind[ev.G]) {
+			line += preemptMark
+		} else if ev.Kind != trace.KindSwitch {
+			lastKind[ev.G] = ev.Kind
+		}
 		ts, rest, _ := strings.Cut(line, " ")
 		if _, ok := tl.Times[ev.Time]; !ok {
 			tl.Times[ev.Time] = ts

@@ -142,8 +142,16 @@ func checkPage(t *testing.T, page string, p *htmlPage, f traceFacts) {
 	if p.N != int64(len(f.lines)) || len(p.Ev.Kind) != len(f.lines) || len(p.Ev.Text) != len(f.lines) {
 		t.Fatalf("the page has %d events (%d in its columns), the trace %d", p.N, len(p.Ev.Kind), len(f.lines))
 	}
+	last := map[int32]trace.Kind{} // each goroutine's last event but a switch
 	for i, want := range f.lines {
 		got := fmt.Sprintf("%d g%d %s %s", p.Ev.Step[i], p.Ev.G[i], p.Times[p.Ev.Time[i]], p.Strs[p.Ev.Text[i]])
+		// A switch away from a goroutine that could go on is marked as
+		// the preemption it is.
+		if ev := f.evs[i]; ev.Kind != trace.KindSwitch {
+			last[ev.G] = ev.Kind
+		} else if k := last[ev.G]; k != trace.KindBlock && k != trace.KindExit {
+			want += " (preemption)"
+		}
 		if got != want {
 			t.Fatalf("event %d reads %q in the page, %q in the trace", i, got, want)
 		}

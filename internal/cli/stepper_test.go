@@ -257,6 +257,11 @@ func TestStepperScreen(t *testing.T) {
 			t.Errorf("no %q on the screen:\n%s", want, view)
 		}
 	}
+	// The switch that preempted g2 says so; the others, away from
+	// goroutines that blocked, do not.
+	if n := strings.Count(view, "switch to=3 choice=1 of=2 (preemption)"); n != 1 || strings.Count(view, "(preemption)") != 1 {
+		t.Errorf("the preemption is marked %d times:\n%s", n, view)
+	}
 	if n := len(regexp.MustCompile(`(?m)^. g\d+ +blocked `).FindAllString(section(view, "goroutines (3)"), -1)); n != 3 {
 		t.Errorf("%d goroutines shown blocked, want 3:\n%s", n, view)
 	}

@@ -162,6 +162,9 @@ func (m *stepper) eventLines(n int) []string {
 			break
 		}
 		l := fmt.Sprintf("%*d  %s", width, i+1, e.Format(m.c.Labels()))
+		if e.Kind == trace.KindSwitch && m.preemption(i, e.G) {
+			l += preemptMark
+		}
 		switch {
 		case i == cur:
 			out = append(out, styleCurrent.Render("▶ "+l))
@@ -351,4 +354,21 @@ func outcomeText(o *trace.Outcome) string {
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// preemption reports whether the switch at event i, away from goroutine g,
+// is a preemption: g's last event before it (switches aside) left it
+// runnable. It looks back a bounded way; g's op event is usually just
+// before.
+func (m *stepper) preemption(i int64, g int32) bool {
+	for j := i - 1; j >= 0 && j >= i-64; j-- {
+		e, err := m.c.Peek(j)
+		if err != nil {
+			return false
+		}
+		if e.G == g && e.Kind != trace.KindSwitch {
+			return preempted(e.Kind)
+		}
+	}
+	return false
 }
