@@ -208,7 +208,7 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 	}
 	var readErr error
 	lastKind := map[int32]trace.Kind{} // each goroutine's last event but a switch
-	n := r.Len() // the columns' exact size, so appending never overshoots
+	n := r.Len()                       // the columns' exact size, so appending never overshoots
 	cols := &tl.Ev
 	*cols = timelineColumns{Kind: make([]int8, 0, n), Step: make([]int64, 0, n), G: make([]int32, 0, n),
 		Time: make([]int64, 0, n), Arg: make([]int64, 0, n), Text: make([]int32, 0, n), Loc: make([]int32, 0, n)}
