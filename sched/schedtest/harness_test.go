@@ -237,10 +237,44 @@ func TestChildFailure(t *testing.T) {
 
 // TestChildABBA is the deadlock, under the name TestReplayFlag uses.
 func TestChildABBA(t *testing.T) {
-	if os.Getenv("DST_CHILD") != "abba" {
+	switch os.Getenv("DST_CHILD") {
+	case "abba":
+		schedtest.Test(t, abba(false))
+	case "abba-fixed": // the bug fixed: the saved failures no longer fail
+		schedtest.TestWith(t, schedtest.Options{Iterations: 5}, abba(true))
+	default:
 		t.Skip("run by TestReplayFlag")
 	}
-	schedtest.Test(t, abba(false))
+}
+
+// A saved failure that no longer fails is pointed out, with the command
+// that deletes those; -dst.prune deletes it.
+func TestPruneSavedFailures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	saved := t.TempDir()
+	if out, err := childSaving(t, saved, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$"); err == nil {
+		t.Fatalf("the buggy test passed:\n%s", out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(saved, "TestChildABBA", "*.trace"))
+	if len(traces) != 1 {
+		t.Fatalf("saved: %v", traces)
+	}
+	out, err := childSaving(t, saved, ".", "abba-fixed", os.Args[0], "-test.run=^TestChildABBA$", "-test.v")
+	if err != nil || !strings.Contains(out, "no longer fails") || !strings.Contains(out, " -dst.prune") {
+		t.Fatalf("the fixed test: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(traces[0]); err != nil {
+		t.Fatalf("without -dst.prune the saved failure went: %v", err)
+	}
+	out, err = childSaving(t, saved, ".", "abba-fixed", os.Args[0], "-test.run=^TestChildABBA$", "-test.v", "-dst.prune")
+	if err != nil || !strings.Contains(out, "no longer fails: deleted (-dst.prune)") {
+		t.Fatalf("with -dst.prune: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(traces[0]); !os.IsNotExist(err) {
+		t.Errorf("-dst.prune left the saved failure: %v", err)
+	}
 }
 
 // raceBodies are run by TestChildRace in a child process built with -race;

@@ -38,6 +38,7 @@ import (
 //	-dst.keepgoing     hunt: save every distinct failure and keep hunting
 //	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt
 //	-dst.v             log every schedule
+//	-dst.prune         delete the saved failures that no longer fail
 type Options struct {
 	// Iterations is how many schedules Test explores (-dst.iters).
 	// Default 1000, or 1 when a seed or a recording is given by flag.
@@ -144,6 +145,7 @@ var flags struct {
 	brk      int
 	dir      string
 	verbose  bool
+	prune    bool
 	// Hunting (dstreplay hunt).
 	corpus     string
 	worker     int
@@ -167,6 +169,7 @@ func init() {
 	flag.IntVar(&flags.brk, "dst.break", 0, "sched: with -dst.trace, stop a debugger at step `n` of the replay (dstreplay debug; the watchdog is off)")
 	flag.StringVar(&flags.dir, "dst.dir", "", "sched: where failing tests save their traces (default testdata/dst, or $DST_DIR; off to disable)")
 	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
+	flag.BoolVar(&flags.prune, "dst.prune", false, "sched: delete the saved failures that no longer fail")
 	flag.StringVar(&flags.corpus, "dst.corpus", "", "sched: hunt: keep the corpus in `dir` (default: in memory)")
 	flag.IntVar(&flags.worker, "dst.worker", -1, "sched: hunt: this process is worker `n` of dstreplay hunt: report progress on stdout")
 	flag.BoolVar(&flags.keepGoing, "dst.keepgoing", false, "sched: hunt: save every distinct failure and keep hunting")

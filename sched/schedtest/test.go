@@ -349,13 +349,36 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 			fmt.Fprintf(&b, "(a saved failure: delete %s once it is fixed)\n", shown)
 		}
 		t.Fatal(b.String())
-	case d != nil:
+	case given && d != nil:
 		t.Logf("sched: %s no longer fails, but it ran differently from its recording: %v", shown, d)
 	case given:
 		t.Logf("sched: %s replays exactly and passes", shown)
+	case flags.prune:
+		err := os.Remove(path)
+		if err == nil {
+			os.Remove(strings.TrimSuffix(path, ".trace") + ".input") // a hunt's, beside it
+			t.Logf("sched: the saved failure %s no longer fails: deleted (-dst.prune)", shown)
+		} else {
+			t.Errorf("sched: the saved failure %s no longer fails, but deleting it failed: %v", shown, err)
+		}
 	default:
-		t.Logf("sched: the saved failure %s no longer fails; delete it if the bug is fixed", shown)
+		how := "it replays exactly and passes"
+		if d != nil {
+			how = fmt.Sprintf("it ran differently from its recording (%v)", d)
+		}
+		t.Logf("sched: the saved failure %s no longer fails: %s; if the bug is fixed, delete it, or delete "+
+			"every saved failure of the package that passes with:\n  %s -dst.prune", shown, how, pruneLine())
 	}
+}
+
+// pruneLine is the go test command that replays the current package's
+// saved failures, to which -dst.prune is added.
+func pruneLine() string {
+	args := []string{"go", "test"}
+	if engine.RaceEnabled {
+		args = append(args, "-race")
+	}
+	return strings.Join(append(args, packageDir(), "-count=1"), " ")
 }
 
 // reproduceLine is a go test command that runs exactly schedule s of test
