@@ -278,17 +278,39 @@ func checkPerfetto(t *testing.T, path string) {
 	}
 	// One goroutine runs at a time: the running slices do not overlap.
 	var slices [][2]float64
+	blockedSlices := 0
 	for _, ev := range doc.TraceEvents {
-		if ev["ph"] == "X" {
+		if ev["ph"] == "X" && strings.HasPrefix(ev["name"].(string), "block in ") {
+			blockedSlices++
+		}
+		if ev["ph"] == "X" && ev["name"] == "running" {
 			from := ev["ts"].(float64)
 			slices = append(slices, [2]float64{from, from + ev["dur"].(float64)})
 		}
 	}
 	sort.Slice(slices, func(i, j int) bool { return slices[i][0] < slices[j][0] })
 	for i := 1; i < len(slices); i++ {
-		if slices[i][0] < slices[i-1][1] {
+		if slices[i][0] < slices[i-1][1]-1e-6 { // microseconds, as floats
 			t.Errorf("running slices overlap: %v and %v", slices[i-1], slices[i])
 		}
+	}
+	if blockedSlices == 0 {
+		t.Error("no blocked slices")
+	}
+	// Time is virtual time: events at one instant are a nanosecond apart,
+	// in order; a later instant is no earlier than its virtual time.
+	var prev float64 = -1
+	n := 0
+	for _, ev := range doc.TraceEvents {
+		if ev["ph"] != "i" {
+			continue
+		}
+		ts, a := ev["ts"].(float64), ev["args"].(map[string]any)
+		if ts <= prev || ts*1000 < a["time_ns"].(float64) {
+			t.Fatalf("instant %d at %vµs (virtual %v ns) after %vµs", n, ts, a["time_ns"], prev)
+		}
+		prev = ts
+		n++
 	}
 	if again, _, _ := run("export", "-format", "perfetto", path); again != out {
 		t.Error("two exports of one trace differ")

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/dstgo/dst/trace"
@@ -17,8 +19,8 @@ type traceEvent struct {
 	Name string         `json:"name"`
 	Cat  string         `json:"cat,omitempty"`
 	Ph   string         `json:"ph"`
-	Ts   int64          `json:"ts"`
-	Dur  *int64         `json:"dur,omitempty"`
+	Ts   float64        `json:"ts"` // microseconds
+	Dur  *float64       `json:"dur,omitempty"`
 	Pid  int            `json:"pid"`
 	Tid  int32          `json:"tid"`
 	S    string         `json:"s,omitempty"`
@@ -67,25 +69,43 @@ func runExport(e *env, args []string) int {
 	return truncated(e, "export", r)
 }
 
-// writePerfetto converts events to trace-event JSON. Time is the event's
-// index, in microseconds, so every event has its own place even when the
-// virtual clock does not move; the step and virtual time are in each
-// event's args.
+// writePerfetto converts events to trace-event JSON. Time is the virtual
+// clock's: events at one instant (most of a run is at one) are placed a
+// nanosecond apart in their order, so each has its place and the clock's
+// jumps show as gaps. The step and the exact virtual time are in each
+// event's args. A goroutine's track has a slice while it runs, and one
+// while it is blocked, named by what it waits for.
 func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Outcome) error {
 	var out []traceEvent
 	labels := map[int32]string{}
+	at := make([]int64, len(evs)+1) // each event's place, in nanoseconds; then the end
+	for i, ev := range evs {
+		at[i] = ev.Time
+		if i > 0 && at[i] <= at[i-1] {
+			at[i] = at[i-1] + 1
+		}
+	}
+	if n := len(evs); n > 0 {
+		at[n] = at[n-1] + 1
+	}
+	us := func(ns int64) float64 { return float64(ns) / 1000 }
 	// One goroutine runs at a time: cur (none when -1), since when.
 	cur, since := int32(-1), int64(0)
 	seen := map[int32]bool{}
+	type wait struct {
+		since int64
+		what  string
+	}
+	blocked := map[int32]wait{}
 	pendingFlow := map[int32][]int64{} // flows from wakes, by the woken goroutine
 	flowID := int64(0)
-	slice := func(g int32, from, to int64) {
-		d := max(to-from, 1)
-		out = append(out, traceEvent{Name: "running", Cat: "sched", Ph: "X", Ts: from, Dur: &d, Pid: 1, Tid: g})
+	slice := func(name string, g int32, from, to int64) {
+		d := us(max(to-from, 1))
+		out = append(out, traceEvent{Name: name, Cat: "sched", Ph: "X", Ts: us(from), Dur: &d, Pid: 1, Tid: g})
 	}
 	stop := func(ts int64) {
 		if cur >= 0 {
-			slice(cur, since, ts)
+			slice("running", cur, since, ts)
 			cur = -1
 		}
 	}
@@ -94,12 +114,12 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		cur, since = g, ts
 		for _, id := range pendingFlow[g] {
 			id := id
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: ts, Pid: 1, Tid: g, ID: &id})
+			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: us(ts), Pid: 1, Tid: g, ID: &id})
 		}
 		delete(pendingFlow, g)
 	}
 	for i, ev := range evs {
-		ts := int64(i)
+		ts := at[i]
 		seen[ev.G] = true
 		args := map[string]any{"step": ev.Step, "time_ns": ev.Time}
 		if ev.Loc.File != "" {
@@ -127,8 +147,12 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		case trace.KindWake:
 			flowID++
 			id := flowID
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: ts, Pid: 1, Tid: ev.G, ID: &id})
+			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: us(ts), Pid: 1, Tid: ev.G, ID: &id})
 			pendingFlow[int32(ev.Arg)] = append(pendingFlow[int32(ev.Arg)], id)
+			if b, ok := blocked[int32(ev.Arg)]; ok {
+				slice(b.what, int32(ev.Arg), b.since, ts)
+				delete(blocked, int32(ev.Arg))
+			}
 		case trace.KindExit:
 			if ev.G == cur {
 				stop(ts)
@@ -137,10 +161,15 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 			if ev.G == cur {
 				stop(ts + 1) // the block is its last event until it runs again
 			}
+			blocked[ev.G] = wait{since: ts + 1, what: eventName(&ev, labels)}
 		}
-		out = append(out, traceEvent{Name: eventName(&ev, labels), Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: ts, Pid: 1, Tid: ev.G, Args: args})
+		out = append(out, traceEvent{Name: eventName(&ev, labels), Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: us(ts), Pid: 1, Tid: ev.G, Args: args})
 	}
-	stop(int64(len(evs)))
+	end := at[len(evs)]
+	stop(end)
+	for _, g := range slices.Sorted(maps.Keys(blocked)) { // blocked to the end of the run
+		slice(blocked[g].what+" (to the end)", g, blocked[g].since, end+1)
+	}
 	// Names for the process and the goroutines' tracks.
 	name := "dst: " + h.Test
 	if o != nil {
