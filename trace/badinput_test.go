@@ -53,9 +53,10 @@ var (
 	testOutcome = &trace.Outcome{Kind: "deadlock", Message: "all goroutines are blocked", Steps: 10, Switches: 3, Goroutines: 4}
 )
 
-// multiFrame is a trace of two full frames and a partial one.
+// multiFrame is a trace of two full frames and a partial one: the first
+// frames of a trace hold 16 events each.
 func multiFrame(t *testing.T) ([]byte, []trace.Event, layout) {
-	evs := tameEvents(3, 2*trace.FrameEvents+500)
+	evs := tameEvents(3, 2*16+8)
 	data := encode(t, testHeader, evs, testOutcome)
 	l := parseLayout(t, data)
 	if len(l.frames) != 3 {
@@ -231,12 +232,12 @@ func TestCorruptIndex(t *testing.T) {
 func TestIndexFirstEventGap(t *testing.T) {
 	data, evs, l := multiFrame(t)
 	bad := bytes.Clone(data)
-	// Frame 1's header: 'F', then its first event, 4096 = 0x80 0x20.
+	// Frame 1's header: 'F', then its first event, 16.
 	f1 := l.frames[1].off
-	if bad[f1+1] != 0x80 || bad[f1+2] != 0x20 {
+	if bad[f1+1] != 0x10 {
 		t.Fatalf("frame 1 header % x", bad[f1:f1+3])
 	}
-	bad[f1+1] = 0x81 // 4097
+	bad[f1+1] = 0x11 // 17
 	// The index: 'I', count, then per frame offset, first and first step
 	// deltas.
 	pos := int(l.index) + 1
@@ -246,18 +247,18 @@ func TestIndexFirstEventGap(t *testing.T) {
 	skip()
 	skip() // frame 0
 	skip() // frame 1 offset delta
-	if bad[pos] != 0x80 || bad[pos+1] != 0x20 {
+	if bad[pos] != 0x10 {
 		t.Fatalf("index entry % x", bad[pos:pos+2])
 	}
-	bad[pos] = 0x81
-	// Frame 2 keeps its first event, 8192: its delta becomes 4095.
+	bad[pos] = 0x11
+	// Frame 2 keeps its first event, 32: its delta becomes 15.
 	skip()
 	skip() // frame 1 first step delta
 	skip() // frame 2 offset delta
-	if bad[pos] != 0x80 || bad[pos+1] != 0x20 {
+	if bad[pos] != 0x10 {
 		t.Fatalf("index entry % x", bad[pos:pos+2])
 	}
-	bad[pos], bad[pos+1] = 0xff, 0x1f
+	bad[pos] = 0x0f
 	r, err, p := tryOpen(bad)
 	if p != nil {
 		t.Fatalf("Open panicked: %v", p)
@@ -268,12 +269,12 @@ func TestIndexFirstEventGap(t *testing.T) {
 	}
 	defer r.Close()
 	t.Logf("Len %d, Truncated %v", r.Len(), r.Truncated)
-	for _, i := range []int64{0, trace.FrameEvents - 1, trace.FrameEvents, trace.FrameEvents + 1, r.Len() - 1} {
+	for _, i := range []int64{0, 15, 16, 17, r.Len() - 1} {
 		// Regression (found in review, fixed): readIndex checks that each frame header agrees with the
 		// index on its first event, but not that frames are contiguous
 		// (first == previous first + previous count). With a gap, Event(i)
 		// for i in the gap picks frame 0 and indexes past the end of its
-		// 4096 events: it panics instead of returning ErrCorrupt (or Open
+		// events: it panics instead of returning ErrCorrupt (or Open
 		// rejecting the trace, or falling back to scanning).
 		if p := safely(func() { r.Event(i) }); p != nil {
 			t.Fatalf("Event(%d) panicked: %v", i, p)
@@ -435,6 +436,43 @@ func TestReadsVersion1(t *testing.T) {
 	if rd, err, _ := tryOpen(bad); err == nil {
 		if _, err := rd.ReadAll(); err == nil && rd.Truncated == nil {
 			t.Error("a damaged frame of version 1 read without an error")
+		}
+	}
+}
+
+// A trace cut short keeps most of the events before the cut: frames grow
+// with the trace, a quarter of the events before them at most, so the
+// frame a cut falls in holds at most a fifth of the events up to its end.
+// Regression (found by a user, fixed): every frame held 4096 events, and a
+// run of fewer, cut anywhere, kept none.
+func TestCutTraceKeepsMostEvents(t *testing.T) {
+	for _, n := range []int{100, 1000, 3*trace.FrameEvents + 17} {
+		evs := tameEvents(5, n)
+		data := encode(t, testHeader, evs, testOutcome)
+		l := parseLayout(t, data)
+		for _, f := range l.frames[1:] {
+			if f.n > max(16, f.first/4) {
+				t.Errorf("%d events: the frame at event %d holds %d", n, f.first, f.n)
+			}
+		}
+		for _, frac := range []float64{0.5, 0.75, 0.95} {
+			cut := int(l.body) + int(frac*float64(l.footer-l.body))
+			r, err := trace.Open(bytes.NewReader(data[:cut]), int64(cut))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The events before the cut: those of the frames that start
+			// before it.
+			before := int64(0)
+			for _, f := range l.frames {
+				if f.off < int64(cut) {
+					before = f.first + f.n
+				}
+			}
+			if r.Len()*5 < before*4-16*5 {
+				t.Errorf("%d events cut at %.0f%%: %d read of the %d before the cut", n, 100*frac, r.Len(), before)
+			}
+			r.Close()
 		}
 	}
 }

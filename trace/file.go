@@ -159,7 +159,7 @@ func (w *Writer) Add(e *Event) error {
 	}
 	w.cur.Commit(w.cur.Add(e))
 	w.events++
-	if w.cur.N == FrameEvents {
+	if w.cur.Full() {
 		w.flush()
 	}
 	return w.err

@@ -350,8 +350,8 @@ func TestHTMLBadInput(t *testing.T) {
 	f := readFacts(t, cut)
 	checkPage(t, text, p, f)
 	all := readFacts(t, full)
-	if p.N == 0 || p.N%trace.FrameEvents != 0 || p.N >= int64(len(all.lines)) {
-		t.Errorf("the cut trace shows %d of %d events: want whole frames of %d", p.N, len(all.lines), trace.FrameEvents)
+	if want := readFacts(t, cut); p.N == 0 || p.N != int64(len(want.lines)) || p.N >= int64(len(all.lines)) {
+		t.Errorf("the cut trace shows %d of %d events: want those of its whole frames, %d", p.N, len(all.lines), len(want.lines))
 	}
 	if !strings.Contains(p.Notice, "cut short") || !strings.Contains(text, `id="notice"`) || p.Outcome != nil || !strings.Contains(text, "outcome: unknown") {
 		t.Errorf("truncated page: notice %q, outcome %+v", p.Notice, p.Outcome)

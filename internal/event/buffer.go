@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// FrameEvents is how many events a frame holds. Frames are compressed
+// FrameEvents is how many events a frame holds at most (see frameSize). Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
 const FrameEvents = 4096
 
@@ -26,6 +26,7 @@ type Frame struct {
 	FirstStep int64
 	FirstTime int64
 	N         int // events in the frame
+	size      int // events it may hold (frameSize)
 	strs      []string
 	index     []int32 // open addressing over strs: string index + 1
 	buf       []byte
@@ -165,7 +166,7 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	n := len(f.buf)
 	ds := uint64(step - f.prevStep)
 	dt := uint64(t - f.prevTime)
-	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.N == FrameEvents || cap(f.buf)-n < 8 {
+	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.N == f.size || cap(f.buf)-n < 8 {
 		return false
 	}
 	w := (*[8]byte)(f.buf[n : n+8])
@@ -198,7 +199,7 @@ func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 //go:norace
 func (b *Buffer) frameFor(step, t int64) *Frame {
-	if b.cur == nil || b.cur.N == FrameEvents {
+	if b.cur == nil || b.cur.Full() {
 		// Most events take 2 to 4 bytes: one allocation usually holds a
 		// whole frame, instead of a dozen as the slice doubles.
 		size := 4 * FrameEvents
@@ -214,8 +215,19 @@ func (b *Buffer) frameFor(step, t int64) *Frame {
 // NewFrame returns an empty frame whose first event is the trace's event
 // first, at step and virtual time t, with room for size bytes of events.
 func NewFrame(first, step, t int64, size int) *Frame {
-	return &Frame{First: first, FirstStep: step, FirstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
+	return &Frame{First: first, FirstStep: step, FirstTime: t, prevStep: step, prevTime: t,
+		size: frameSize(first), buf: make([]byte, 0, max(size, maxEventBytes))}
 }
+
+// Full reports whether the frame holds as many events as it may.
+func (f *Frame) Full() bool { return f.N >= f.size }
+
+// frameSize is how many events the frame that starts at event first may
+// hold: a quarter of the events before it, from 16 up to FrameEvents. A
+// trace cut short is read up to its last whole frame, so it keeps at least
+// four fifths of the events before the cut (all but the first 16), while a
+// long trace's frames are FrameEvents long and compress as well as ever.
+func frameSize(first int64) int { return int(min(FrameEvents, max(16, first/4))) }
 
 // maxEventBytes bounds one event's encoding: the header byte, three
 // varints of 64 bits, up to five fields and a location of three more.
