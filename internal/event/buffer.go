@@ -191,6 +191,25 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	return true
 }
 
+// push appends v to s as append does, but growing it element by element:
+// the append and copy builtins report their accesses to the race detector
+// even in a norace function, and the goroutines that record into a buffer
+// are not ordered for it.
+//
+//go:norace
+func push[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		grown := make([]T, len(s), 2*cap(s)+4)
+		for i, x := range s {
+			grown[i] = x
+		}
+		s = grown
+	}
+	s = s[:len(s)+1]
+	s[len(s)-1] = v
+	return s
+}
+
 // nonzero is 1 if v is not 0, else 0, without a branch.
 func nonzero(v uint64) int { return int((v | -v) >> 63) }
 
@@ -207,7 +226,7 @@ func (b *Buffer) frameFor(step, t int64) *Frame {
 			size = len(b.cur.buf) + len(b.cur.buf)/8
 		}
 		b.cur = NewFrame(b.events, step, t, size)
-		b.frames = append(b.frames, b.cur)
+		b.frames = push(b.frames, b.cur)
 	}
 	return b.cur
 }
@@ -244,7 +263,12 @@ const maxEventBytes = 1 + 11*binary.MaxVarintLen64
 func (f *Frame) room() []byte {
 	if cap(f.buf)-len(f.buf) < maxEventBytes {
 		grown := make([]byte, len(f.buf), 2*cap(f.buf)+maxEventBytes)
-		copy(grown, f.buf)
+		// Byte by byte: the copy builtin reports its accesses to the race
+		// detector even in a norace function, and the goroutines that
+		// record into a frame are not ordered for it (see the package doc).
+		for i, c := range f.buf {
+			grown[i] = c
+		}
 		f.buf = grown
 	}
 	return f.buf[len(f.buf):cap(f.buf)]
@@ -345,7 +369,7 @@ func (f *Frame) intern(s string) int {
 	for j := hash(s) & mask; ; j = (j + 1) & mask {
 		k := f.index[j]
 		if k == 0 {
-			f.strs = append(f.strs, s)
+			f.strs = push(f.strs, s)
 			f.index[j] = int32(len(f.strs))
 			return len(f.strs) - 1
 		}
