@@ -193,3 +193,18 @@ func TestSavedBefore(t *testing.T) {
 		}
 	}
 }
+
+func TestPatternDir(t *testing.T) {
+	for p, want := range map[string][2]string{
+		".":                  {".", "."},
+		"./examples/...":     {"./examples", "./..."},
+		"../mine/cache":      {"../mine/cache", "."},
+		"/abs/mine/...":      {"/abs/mine", "./..."},
+		"example.com/m/...":  {"", "example.com/m/..."},
+		"github.com/x/y/pkg": {"", "github.com/x/y/pkg"},
+	} {
+		if dir, rest := patternDir(p); dir != want[0] || rest != want[1] {
+			t.Errorf("patternDir(%q) = %q, %q; want %q", p, dir, rest, want)
+		}
+	}
+}

@@ -29,9 +29,29 @@ type Package struct {
 // and notes with s.Verbose, go to log.
 func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, error) {
 	cfg := s
-	out, err := goCommand("go list "+strings.Join(patterns, " "), append([]string{"list", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"}, patterns...), log)
-	if err != nil {
-		return nil, err
+	// A pattern that is a directory is listed from there, so that a
+	// package of another module than the current directory's is found in
+	// its own module; the others, from here.
+	var out []byte
+	var here []string
+	for _, p := range patterns {
+		dir, rest := patternDir(p)
+		if dir == "" {
+			here = append(here, p)
+			continue
+		}
+		b, err := goCommand("go list "+p, dir, []string{"list", "-f", listFormat, rest}, log)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
+	}
+	if len(here) > 0 {
+		b, err := goCommand("go list "+strings.Join(here, " "), "", append([]string{"list", "-f", listFormat}, here...), log)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b...)
 	}
 	var pkgs []*Package
 	for line := range strings.Lines(string(out)) {
@@ -58,7 +78,8 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 			if cfg.Race {
 				argv = append(argv, "-race")
 			}
-			_, errs[i] = goCommand("building the tests of "+p.Path, append(argv, p.Path), nil)
+			// In the package's directory, whatever module it is in.
+			_, errs[i] = goCommand("building the tests of "+p.Path, p.Dir, append(argv, "."), nil)
 		})
 	}
 	wg.Wait()
@@ -109,10 +130,29 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 
 var testName = regexp.MustCompile(`^Test[\p{L}\p{N}_]*$`)
 
-// goCommand runs the go command, and returns its output. Its stderr goes
-// to warn when it succeeds, and into the error, after what, when it fails.
-func goCommand(what string, argv []string, warn io.Writer) ([]byte, error) {
+// listFormat is what go list prints of each package for Build.
+const listFormat = "{{.ImportPath}}\t{{.Dir}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"
+
+// patternDir splits a package pattern that names a directory (./x, ../x/...,
+// /abs/x) into that directory and the pattern to give go list there ("."
+// or "./..."); dir is "" for an import path pattern.
+func patternDir(p string) (dir, rest string) {
+	if !filepath.IsAbs(p) && p != "." && p != ".." && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+		return "", p
+	}
+	rest = "."
+	if d, ok := strings.CutSuffix(p, "/..."); ok {
+		p, rest = d, "./..."
+	}
+	return p, rest
+}
+
+// goCommand runs the go command in dir ("" for the current directory), and
+// returns its output. Its stderr goes to warn when it succeeds, and into
+// the error, after what, when it fails.
+func goCommand(what, dir string, argv []string, warn io.Writer) ([]byte, error) {
 	cmd := exec.Command("go", argv...)
+	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

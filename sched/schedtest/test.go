@@ -264,7 +264,7 @@ func failureReport(name string, o Options, x exploration) string {
 	}
 	switch {
 	case x.saved != "":
-		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (go install github.com/dstgo/dst/cmd/dstreplay):\n  dstreplay summary %s\n",
+		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (once: go get -tool github.com/dstgo/dst/cmd/dstreplay):\n  go tool dstreplay summary %s\n",
 			fromRoot(x.saved), traceLine(name, x.saved), fromRoot(x.saved))
 	case x.saveErr != nil:
 		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)

@@ -1,0 +1,127 @@
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/internal/cli"
+)
+
+// TestOwnModule uses the tool as a user does, from a module of their own:
+// the library in its tests, dstreplay as a go tool, every command the
+// report prints run as printed, a hunt of its package, and debug.
+// Regression (found by a user, fixed): go run and go install of dstreplay
+// failed in another module with "missing go.sum entry", and hunt refused a
+// package outside the main module.
+func TestOwnModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own, fetching dependencies")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		// What go get -tool github.com/dstgo/dst/cmd/dstreplay@latest
+		// writes, at a version replaced by this checkout: the module is
+		// not on the proxy, which go get would ask.
+		"go.mod": "module example.com/mine\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\n" +
+			"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n",
+		"cache.go": `package mine
+
+import "github.com/dstgo/dst/sched"
+
+// Cache moves entries between two shards, locking both: in opposite
+// orders, a deadlock.
+type Cache struct{ a, b sched.Mutex }
+
+func (c *Cache) AtoB() { c.a.Lock(); c.b.Lock(); c.b.Unlock(); c.a.Unlock() }
+func (c *Cache) BtoA() { c.b.Lock(); c.a.Lock(); c.a.Unlock(); c.b.Unlock() }
+`,
+		"cache_test.go": `package mine
+
+import (
+	"testing"
+
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+func TestCache(t *testing.T) {
+	schedtest.Test(t, func(t *schedtest.T) {
+		var c Cache
+		var wg sched.WaitGroup
+		wg.Go(c.AtoB)
+		wg.Go(c.BtoA)
+		wg.Wait()
+	})
+}
+`,
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOFLAGS=", "DST_DIR=")
+	sh := func(line string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	// The rest of the README's set-up: the go.sum entries of the tool and
+	// the library.
+	for _, line := range []string{"go mod tidy"} {
+		if out, err := sh(line); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out)
+		}
+	}
+	out, err := sh("go test -count=1 .")
+	if err == nil || !strings.Contains(out, "deadlock in schedule") {
+		t.Fatalf("the buggy test: %v\n%s", err, out)
+	}
+	// Every command the report prints works as printed.
+	hints := regexp.MustCompile(`(?m)^\s+((?:go test|go tool dstreplay) .*)$`).FindAllStringSubmatch(out, -1)
+	if len(hints) < 3 {
+		t.Fatalf("the report prints %d commands:\n%s", len(hints), out)
+	}
+	for _, h := range hints {
+		got, err := sh(h[1])
+		switch {
+		case strings.HasPrefix(h[1], "go test") && (err == nil || !strings.Contains(got, "deadlock")):
+			t.Errorf("%s: %v\n%s", h[1], err, got)
+		case strings.HasPrefix(h[1], "go tool") && (err != nil || !strings.Contains(got, "deadlock")):
+			t.Errorf("%s: %v\n%s", h[1], err, got)
+		}
+	}
+	out, err = sh("go tool dstreplay hunt -time 3s -j 1 -corpus " + filepath.Join(t.TempDir(), "corpus") + " .")
+	if err == nil || !strings.Contains(out, "TestCache: deadlock") {
+		t.Errorf("hunt in the module: %v\n%s", err, out)
+	}
+	// And from elsewhere: a package given by its directory, outside the
+	// current module.
+	cmd := exec.Command("go", "run", "./cmd/dstreplay", "hunt", "-time", "2s", "-j", "1", "-corpus", filepath.Join(t.TempDir(), "corpus"), dir)
+	cmd.Dir, cmd.Env = root, env
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "TestCache: deadlock") {
+		t.Errorf("hunt of a directory outside the module: %v\n%s", err, b)
+	}
+	if cli.HaveDlv() {
+		traces, _ := filepath.Glob(filepath.Join(dir, "testdata", "dst", "TestCache", "*.trace"))
+		if len(traces) == 0 {
+			t.Fatal("no saved trace")
+		}
+		os.WriteFile(filepath.Join(dir, "cmds"), []byte("exit\n"), 0o644)
+		if out, err := sh("go tool dstreplay debug --init cmds " + traces[0]); err != nil || !strings.Contains(out, "dstreplay: stopped at step") {
+			t.Errorf("debug in the module: %v\n%s", err, out)
+		}
+	} else if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
+		t.Error("delve (dlv) is not installed, and DST_REQUIRE_TOOLS=1")
+	}
+}
