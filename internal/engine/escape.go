@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // samples are reused: metrics.Read fills the slice it is given, and runs in
@@ -73,7 +75,12 @@ func splitStacks(dump []byte) []stack {
 }
 
 // findEscapes looks for goroutines that a managed goroutine started with a
-// plain go statement and that are still alive.
+// plain go statement, or that one of those started in turn, and that are
+// still alive. One that is exiting is not; one that still runs (runnable,
+// running, in a system call) is given a moment to end, and if it does not,
+// the report says that whether it outlives the run depends on timing the
+// scheduler does not control. One blocked (on a native channel, a sync
+// lock, a sleep) is reported as it waits.
 //
 //go:norace
 func (r *Run) findEscapes() *Failure {
@@ -81,21 +88,71 @@ func (r *Run) findEscapes() *Failure {
 	for _, g := range r.gs {
 		ids[g.goid] = g.ID
 	}
-	var found []string
-	for _, s := range splitStacks(allStacks()) {
-		id, ok := ids[s.createdBy]
-		if !ok || strings.HasPrefix(s.creator, enginePrefix) {
-			continue
+	escaped := func() []stack {
+		stacks := splitStacks(allStacks())
+		origin := map[int64]int{} // escaped goroutine: the managed one whose go statement it descends from
+		for changed := true; changed; {
+			changed = false
+			for _, s := range stacks {
+				if _, done := origin[s.id]; done || strings.HasPrefix(s.creator, enginePrefix) {
+					continue
+				}
+				if id, ok := ids[s.createdBy]; ok {
+					origin[s.id], changed = id, true
+				} else if id, ok := origin[s.createdBy]; ok {
+					origin[s.id], changed = id, true
+				}
+			}
 		}
-		found = append(found, fmt.Sprintf("started by goroutine %d with a plain go statement:\n%s", id, s.text))
+		var out []stack
+		for _, s := range stacks {
+			if _, ok := origin[s.id]; ok && !exiting(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	found := escaped()
+	for try := 0; try < 10 && slices.ContainsFunc(found, running); try++ {
+		time.Sleep(time.Millisecond) // a moment for those still running to end
+		found = escaped()
 	}
 	if len(found) == 0 {
 		return nil
 	}
-	return &Failure{
-		Kind: Escape,
-		Message: fmt.Sprintf("escape: %d goroutine(s) started during the run outside the scheduler are still running; "+
-			"they make the run nondeterministic: start them with sched.Go", len(found)),
-		Stack: strings.Join(found, "\n\n"),
+	var texts []string
+	timing := false
+	for _, s := range found {
+		var how string
+		if id, ok := ids[s.createdBy]; ok {
+			how = fmt.Sprintf("started by goroutine %d with a plain go statement", id)
+		} else {
+			how = "started by a goroutine that a plain go statement of the run started"
+		}
+		if running(s) {
+			timing = true
+			how += ", still running (whether it outlives the run depends on timing outside the scheduler)"
+		}
+		texts = append(texts, how+":\n"+s.text)
 	}
+	msg := fmt.Sprintf("escape: %d goroutine(s) started during the run outside the scheduler are still alive; "+
+		"they make the run nondeterministic: start them with sched.Go", len(found))
+	if timing {
+		msg += " (some were still running: this report depends on timing the scheduler does not control)"
+	}
+	return &Failure{Kind: Escape, Message: msg, Stack: strings.Join(texts, "\n\n")}
+}
+
+// running reports whether a goroutine runs or may run now, rather than
+// waiting: its end depends on timing.
+func running(s stack) bool {
+	state, _, _ := strings.Cut(s.state, ",")
+	return state == "runnable" || state == "running" || state == "syscall"
+}
+
+// exiting reports whether a goroutine is already on its way out (its
+// stack is the runtime's exit path).
+func exiting(s stack) bool {
+	_, rest, _ := strings.Cut(s.text, "\n")
+	return strings.HasPrefix(rest, "runtime.goexit")
 }

@@ -354,6 +354,27 @@ func TestEscapeIsReported(t *testing.T) {
 	}, "started by goroutine 1 with a plain go statement", "oracle_test.go:")
 }
 
+// A plain goroutine that a plain goroutine of the run started is an escape
+// too, reported with where it waits.
+// Regression (found by a user, fixed): only goroutines that a managed
+// goroutine started were looked for.
+func TestNestedEscapeIsReported(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	res := testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Escape, func(t *schedtest.T) {
+		started := make(chan struct{})
+		go func() {
+			go func() { <-release }()
+			close(started)
+			<-release
+		}()
+		<-started // native, but done before the run ends
+	}, "2 goroutine(s)", "started by a goroutine that a plain go statement of the run started", "[chan receive]")
+	if strings.Contains(res.Failure.Error(), "depends on timing") {
+		t.Errorf("blocked goroutines reported as depending on timing:\n%s", res.Failure.Error())
+	}
+}
+
 // A run's object used by a plain goroutine fails the run as a misuse, with
 // where it happened, and ends that goroutine (its deferred calls run)
 // rather than panicking, which would end the test binary.
