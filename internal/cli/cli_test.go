@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,20 @@ func TestDiff(t *testing.T) {
 	out, _, code = run("diff", a, b)
 	if code != cli.ExitFailure || !strings.Contains(out, "first difference at event") || !strings.Contains(out, " > ") {
 		t.Fatalf("diff of two traces: exit %d\n%s", code, out)
+	}
+	// The event it names is numbered as show numbers it: show lists the
+	// same events before it, and a different one there.
+	n, _ := strconv.Atoi(regexp.MustCompile(`first difference at event (\d+)`).FindStringSubmatch(out)[1])
+	showA, _, _ := run("show", "-faults", a)
+	showB, _, _ := run("show", "-faults", b)
+	la, lb := numbered(showA), numbered(showB)
+	for k := 1; k < n; k++ {
+		if la[k] != lb[k] {
+			t.Fatalf("diff says event %d differs first; show lists event %d as %q and %q", n, k, la[k], lb[k])
+		}
+	}
+	if la[n] == lb[n] {
+		t.Errorf("diff says event %d differs; show lists it as %q in both", n, la[n])
 	}
 }
 
@@ -257,19 +272,67 @@ func checkPerfetto(t *testing.T, path string) {
 			t.Errorf("flow %v starts and never ends", id)
 		}
 	}
-	// One goroutine runs at a time: the running slices do not overlap.
+	// One goroutine runs at a time: the running slices do not overlap. On
+	// each goroutine's track, it runs or it is blocked, not both.
 	var slices [][2]float64
+	track := map[float64][][2]float64{}
 	for _, ev := range doc.TraceEvents {
 		if ev["ph"] == "X" {
 			from := ev["ts"].(float64)
-			slices = append(slices, [2]float64{from, from + ev["dur"].(float64)})
+			span := [2]float64{from, from + ev["dur"].(float64)}
+			if ev["name"] == "running" {
+				slices = append(slices, span)
+			}
+			tid := ev["tid"].(float64)
+			track[tid] = append(track[tid], span)
 		}
 	}
-	sort.Slice(slices, func(i, j int) bool { return slices[i][0] < slices[j][0] })
-	for i := 1; i < len(slices); i++ {
-		if slices[i][0] < slices[i-1][1] {
-			t.Errorf("running slices overlap: %v and %v", slices[i-1], slices[i])
+	for _, spans := range append([][][2]float64{slices}, mapValues(track)...) {
+		sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+		for i := 1; i < len(spans); i++ {
+			if spans[i][0] < spans[i-1][1]-1e-9 {
+				t.Errorf("slices overlap: %v and %v", spans[i-1], spans[i])
+			}
 		}
+	}
+	// Time is virtual time: every instant is at its event's virtual time,
+	// or just after it (a nanosecond per event before it at that instant),
+	// and the events keep their order.
+	var instants []map[string]any
+	for _, ev := range doc.TraceEvents {
+		if ev["ph"] == "i" {
+			instants = append(instants, ev)
+		}
+	}
+	prevNum, prevTs := 0.0, -1.0
+	for _, ev := range instants {
+		args := ev["args"].(map[string]any)
+		num, ok := args["event"].(float64) // numbered as show numbers it
+		if !ok {
+			t.Fatalf("instant %v has no event number", ev)
+		}
+		vt, ts := args["time_ns"].(float64), ev["ts"].(float64)*1000
+		if num <= prevNum || ts <= prevTs {
+			t.Errorf("event %v at %vns comes after event %v at %vns", num, ts, prevNum, prevTs)
+		}
+		if ts < vt-1e-6 || ts > vt+num {
+			t.Errorf("event %v at virtual time %vns is placed at %vns", num, vt, ts)
+		}
+		prevNum, prevTs = num, ts
+	}
+	// A goroutine that blocks has a slice for it, named for what it waits
+	// in, from its block event on.
+	blocked := 0
+	for _, ev := range doc.TraceEvents {
+		if ev["ph"] == "X" && ev["cat"] == "blocked" {
+			blocked++
+			if !strings.HasPrefix(ev["name"].(string), "blocked in ") {
+				t.Errorf("blocked slice %v", ev)
+			}
+		}
+	}
+	if blocked == 0 {
+		t.Error("no blocked slices")
 	}
 	if again, _, _ := run("export", "-format", "perfetto", path); again != out {
 		t.Error("two exports of one trace differ")
@@ -279,6 +342,28 @@ func checkPerfetto(t *testing.T, path string) {
 			t.Errorf("no %q events: %v", ph, phases)
 		}
 	}
+}
+
+// numbered is show's event lines by the number it gives them, without
+// their source locations (which diff ignores).
+func numbered(out string) map[int]string {
+	m := map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		num, rest, ok := strings.Cut(strings.TrimSpace(l), "  ")
+		if n, err := strconv.Atoi(num); ok && err == nil {
+			rest, _, _ = strings.Cut(rest, " at ")
+			m[n] = rest
+		}
+	}
+	return m
+}
+
+func mapValues[K comparable, V any](m map[K]V) []V {
+	var out []V
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // recordFailure runs test in pkg with go test and env, expects it to fail,

@@ -188,12 +188,12 @@ func TestStepperFocusedGoroutine(t *testing.T) {
 func TestStepperSearchAndFilter(t *testing.T) {
 	m := stepperOn(t, deadlockTrace(t))
 	press(m, "/Lock", "enter")
-	if e := m.event(t); !matchesOp(&e, "Lock") {
+	if e := m.event(t); !matchesOp(&e, "Lock", false) {
 		t.Fatalf("search Lock: at %s", e.Format(nil))
 	}
 	first := m.c.Index()
 	press(m, ".")
-	if e := m.event(t); !matchesOp(&e, "Lock") || m.c.Index() <= first {
+	if e := m.event(t); !matchesOp(&e, "Lock", false) || m.c.Index() <= first {
 		t.Fatalf(". : at %d %s", m.c.Index(), e.Format(nil))
 	}
 	press(m, ",")
