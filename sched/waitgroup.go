@@ -28,7 +28,7 @@ type WaitGroup struct {
 // becomes zero, every goroutine blocked in Wait is released.
 func (wg *WaitGroup) Add(delta int) {
 	if g := engine.Current(); g != nil {
-		wg.add(g, delta)
+		wg.add(g, engine.OpWaitGroupAdd, delta)
 		return
 	}
 	wg.obj.CheckNative(engine.OpWaitGroupAdd)
@@ -36,7 +36,14 @@ func (wg *WaitGroup) Add(delta int) {
 }
 
 // Done decrements the counter by one.
-func (wg *WaitGroup) Done() { wg.Add(-1) }
+func (wg *WaitGroup) Done() {
+	if g := engine.Current(); g != nil {
+		wg.add(g, engine.OpWaitGroupDone, -1) // an operation of its own in traces and reports
+		return
+	}
+	wg.obj.CheckNative(engine.OpWaitGroupDone)
+	wg.native.Done()
+}
 
 // Wait blocks until the counter is zero.
 func (wg *WaitGroup) Wait() {
@@ -89,10 +96,12 @@ func nativeCount(wg *sync.WaitGroup) int32 {
 	return int32((*atomic.Uint64)(unsafe.Pointer(wg)).Load() >> 32)
 }
 
+// add is Add (op OpWaitGroupAdd) or Done (OpWaitGroupDone).
+//
 //go:norace
-func (wg *WaitGroup) add(g *engine.G, delta int) {
+func (wg *WaitGroup) add(g *engine.G, op engine.Op, delta int) {
 	wg.bind(g)
-	g.Point(engine.OpWaitGroupAdd, &wg.obj)
+	g.Point(op, &wg.obj)
 	if delta < 0 {
 		engine.RaceReleaseMerge(unsafe.Pointer(wg))
 	}

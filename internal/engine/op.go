@@ -36,6 +36,15 @@ const (
 	OpLen           = event.OpLen
 	OpTimer         = event.OpTimer
 	OpContext       = event.OpContext
+
+	OpWaitGroupDone        = event.OpWaitGroupDone
+	OpAtomicLoad           = event.OpAtomicLoad
+	OpAtomicStore          = event.OpAtomicStore
+	OpAtomicSwap           = event.OpAtomicSwap
+	OpAtomicAdd            = event.OpAtomicAdd
+	OpAtomicAnd            = event.OpAtomicAnd
+	OpAtomicOr             = event.OpAtomicOr
+	OpAtomicCompareAndSwap = event.OpAtomicCompareAndSwap
 )
 
 // ObjKind names the type of a synchronisation object, for reports.

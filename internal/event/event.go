@@ -155,6 +155,18 @@ const (
 	OpLen
 	OpTimer
 	OpContext
+	// Added after the list above was in use: appended, so that the numbers
+	// traces already hold keep their meaning. A reader that predates them
+	// prints their number ("op(27)"). Before them, Done was recorded as
+	// Add, and every atomic operation as OpAtomic.
+	OpWaitGroupDone
+	OpAtomicLoad
+	OpAtomicStore
+	OpAtomicSwap
+	OpAtomicAdd
+	OpAtomicAnd
+	OpAtomicOr
+	OpAtomicCompareAndSwap
 	numOps
 )
 
@@ -167,6 +179,8 @@ var opNames = [numOps]string{
 	OpCondBroadcast: "Broadcast", OpOnce: "Do", OpAtomic: "atomic", OpFault: "fault",
 	OpSleep: "Sleep", OpSend: "Send", OpRecv: "Recv", OpClose: "Close",
 	OpSelect: "Select", OpLen: "Len", OpTimer: "timer", OpContext: "Done",
+	OpWaitGroupDone: "Done", OpAtomicLoad: "Load", OpAtomicStore: "Store", OpAtomicSwap: "Swap",
+	OpAtomicAdd: "Add", OpAtomicAnd: "And", OpAtomicOr: "Or", OpAtomicCompareAndSwap: "CompareAndSwap",
 }
 
 // OpNames names the operations, by number.

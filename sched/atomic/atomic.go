@@ -15,17 +15,18 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 )
 
-// point is the scheduling point before every operation.
-func point(o *engine.Obj) {
+// point is the scheduling point before every operation, op naming the
+// method in traces and reports.
+func point(o *engine.Obj, op engine.Op) {
 	if g := engine.Current(); g != nil {
-		touch(g, o)
+		touch(g, o, op)
 	}
 }
 
 //go:norace
-func touch(g *engine.G, o *engine.Obj) {
+func touch(g *engine.G, o *engine.Obj, op engine.Op) {
 	o.Bind(g, engine.KindAtomic)
-	g.Point(engine.OpAtomic, o)
+	g.Point(op, o)
 }
 
 // Bool is an atomic boolean value.
@@ -34,11 +35,11 @@ type Bool struct {
 	obj engine.Obj
 }
 
-func (x *Bool) Load() bool               { point(&x.obj); return x.v.Load() }
-func (x *Bool) Store(val bool)           { point(&x.obj); x.v.Store(val) }
-func (x *Bool) Swap(new bool) (old bool) { point(&x.obj); return x.v.Swap(new) }
+func (x *Bool) Load() bool               { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Bool) Store(val bool)           { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Bool) Swap(new bool) (old bool) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Bool) CompareAndSwap(old, new bool) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -48,14 +49,17 @@ type Int32 struct {
 	obj engine.Obj
 }
 
-func (x *Int32) Load() int32                 { point(&x.obj); return x.v.Load() }
-func (x *Int32) Store(val int32)             { point(&x.obj); x.v.Store(val) }
-func (x *Int32) Swap(new int32) (old int32)  { point(&x.obj); return x.v.Swap(new) }
-func (x *Int32) Add(delta int32) (new int32) { point(&x.obj); return x.v.Add(delta) }
-func (x *Int32) And(mask int32) (old int32)  { point(&x.obj); return x.v.And(mask) }
-func (x *Int32) Or(mask int32) (old int32)   { point(&x.obj); return x.v.Or(mask) }
+func (x *Int32) Load() int32                { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Int32) Store(val int32)            { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Int32) Swap(new int32) (old int32) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
+func (x *Int32) Add(delta int32) (new int32) {
+	point(&x.obj, engine.OpAtomicAdd)
+	return x.v.Add(delta)
+}
+func (x *Int32) And(mask int32) (old int32) { point(&x.obj, engine.OpAtomicAnd); return x.v.And(mask) }
+func (x *Int32) Or(mask int32) (old int32)  { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Int32) CompareAndSwap(old, new int32) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -65,14 +69,17 @@ type Int64 struct {
 	obj engine.Obj
 }
 
-func (x *Int64) Load() int64                 { point(&x.obj); return x.v.Load() }
-func (x *Int64) Store(val int64)             { point(&x.obj); x.v.Store(val) }
-func (x *Int64) Swap(new int64) (old int64)  { point(&x.obj); return x.v.Swap(new) }
-func (x *Int64) Add(delta int64) (new int64) { point(&x.obj); return x.v.Add(delta) }
-func (x *Int64) And(mask int64) (old int64)  { point(&x.obj); return x.v.And(mask) }
-func (x *Int64) Or(mask int64) (old int64)   { point(&x.obj); return x.v.Or(mask) }
+func (x *Int64) Load() int64                { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Int64) Store(val int64)            { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Int64) Swap(new int64) (old int64) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
+func (x *Int64) Add(delta int64) (new int64) {
+	point(&x.obj, engine.OpAtomicAdd)
+	return x.v.Add(delta)
+}
+func (x *Int64) And(mask int64) (old int64) { point(&x.obj, engine.OpAtomicAnd); return x.v.And(mask) }
+func (x *Int64) Or(mask int64) (old int64)  { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Int64) CompareAndSwap(old, new int64) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -82,14 +89,23 @@ type Uint32 struct {
 	obj engine.Obj
 }
 
-func (x *Uint32) Load() uint32                  { point(&x.obj); return x.v.Load() }
-func (x *Uint32) Store(val uint32)              { point(&x.obj); x.v.Store(val) }
-func (x *Uint32) Swap(new uint32) (old uint32)  { point(&x.obj); return x.v.Swap(new) }
-func (x *Uint32) Add(delta uint32) (new uint32) { point(&x.obj); return x.v.Add(delta) }
-func (x *Uint32) And(mask uint32) (old uint32)  { point(&x.obj); return x.v.And(mask) }
-func (x *Uint32) Or(mask uint32) (old uint32)   { point(&x.obj); return x.v.Or(mask) }
+func (x *Uint32) Load() uint32     { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Uint32) Store(val uint32) { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Uint32) Swap(new uint32) (old uint32) {
+	point(&x.obj, engine.OpAtomicSwap)
+	return x.v.Swap(new)
+}
+func (x *Uint32) Add(delta uint32) (new uint32) {
+	point(&x.obj, engine.OpAtomicAdd)
+	return x.v.Add(delta)
+}
+func (x *Uint32) And(mask uint32) (old uint32) {
+	point(&x.obj, engine.OpAtomicAnd)
+	return x.v.And(mask)
+}
+func (x *Uint32) Or(mask uint32) (old uint32) { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Uint32) CompareAndSwap(old, new uint32) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -99,14 +115,23 @@ type Uint64 struct {
 	obj engine.Obj
 }
 
-func (x *Uint64) Load() uint64                  { point(&x.obj); return x.v.Load() }
-func (x *Uint64) Store(val uint64)              { point(&x.obj); x.v.Store(val) }
-func (x *Uint64) Swap(new uint64) (old uint64)  { point(&x.obj); return x.v.Swap(new) }
-func (x *Uint64) Add(delta uint64) (new uint64) { point(&x.obj); return x.v.Add(delta) }
-func (x *Uint64) And(mask uint64) (old uint64)  { point(&x.obj); return x.v.And(mask) }
-func (x *Uint64) Or(mask uint64) (old uint64)   { point(&x.obj); return x.v.Or(mask) }
+func (x *Uint64) Load() uint64     { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Uint64) Store(val uint64) { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Uint64) Swap(new uint64) (old uint64) {
+	point(&x.obj, engine.OpAtomicSwap)
+	return x.v.Swap(new)
+}
+func (x *Uint64) Add(delta uint64) (new uint64) {
+	point(&x.obj, engine.OpAtomicAdd)
+	return x.v.Add(delta)
+}
+func (x *Uint64) And(mask uint64) (old uint64) {
+	point(&x.obj, engine.OpAtomicAnd)
+	return x.v.And(mask)
+}
+func (x *Uint64) Or(mask uint64) (old uint64) { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Uint64) CompareAndSwap(old, new uint64) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -116,14 +141,26 @@ type Uintptr struct {
 	obj engine.Obj
 }
 
-func (x *Uintptr) Load() uintptr                   { point(&x.obj); return x.v.Load() }
-func (x *Uintptr) Store(val uintptr)               { point(&x.obj); x.v.Store(val) }
-func (x *Uintptr) Swap(new uintptr) (old uintptr)  { point(&x.obj); return x.v.Swap(new) }
-func (x *Uintptr) Add(delta uintptr) (new uintptr) { point(&x.obj); return x.v.Add(delta) }
-func (x *Uintptr) And(mask uintptr) (old uintptr)  { point(&x.obj); return x.v.And(mask) }
-func (x *Uintptr) Or(mask uintptr) (old uintptr)   { point(&x.obj); return x.v.Or(mask) }
+func (x *Uintptr) Load() uintptr     { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Uintptr) Store(val uintptr) { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Uintptr) Swap(new uintptr) (old uintptr) {
+	point(&x.obj, engine.OpAtomicSwap)
+	return x.v.Swap(new)
+}
+func (x *Uintptr) Add(delta uintptr) (new uintptr) {
+	point(&x.obj, engine.OpAtomicAdd)
+	return x.v.Add(delta)
+}
+func (x *Uintptr) And(mask uintptr) (old uintptr) {
+	point(&x.obj, engine.OpAtomicAnd)
+	return x.v.And(mask)
+}
+func (x *Uintptr) Or(mask uintptr) (old uintptr) {
+	point(&x.obj, engine.OpAtomicOr)
+	return x.v.Or(mask)
+}
 func (x *Uintptr) CompareAndSwap(old, new uintptr) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -133,11 +170,11 @@ type Pointer[T any] struct {
 	obj engine.Obj
 }
 
-func (x *Pointer[T]) Load() *T             { point(&x.obj); return x.v.Load() }
-func (x *Pointer[T]) Store(val *T)         { point(&x.obj); x.v.Store(val) }
-func (x *Pointer[T]) Swap(new *T) (old *T) { point(&x.obj); return x.v.Swap(new) }
+func (x *Pointer[T]) Load() *T             { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Pointer[T]) Store(val *T)         { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Pointer[T]) Swap(new *T) (old *T) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Pointer[T]) CompareAndSwap(old, new *T) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
 
@@ -148,10 +185,10 @@ type Value struct {
 	obj engine.Obj
 }
 
-func (x *Value) Load() (val any)        { point(&x.obj); return x.v.Load() }
-func (x *Value) Store(val any)          { point(&x.obj); x.v.Store(val) }
-func (x *Value) Swap(new any) (old any) { point(&x.obj); return x.v.Swap(new) }
+func (x *Value) Load() (val any)        { point(&x.obj, engine.OpAtomicLoad); return x.v.Load() }
+func (x *Value) Store(val any)          { point(&x.obj, engine.OpAtomicStore); x.v.Store(val) }
+func (x *Value) Swap(new any) (old any) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Value) CompareAndSwap(old, new any) (swapped bool) {
-	point(&x.obj)
+	point(&x.obj, engine.OpAtomicCompareAndSwap)
 	return x.v.CompareAndSwap(old, new)
 }
