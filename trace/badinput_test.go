@@ -55,7 +55,9 @@ var (
 
 // multiFrame is a trace of two full frames and a partial one.
 func multiFrame(t *testing.T) ([]byte, []trace.Event, layout) {
-	evs := tameEvents(3, 2*trace.FrameEvents+500)
+	f0 := trace.FirstFrameEvents
+	f1 := trace.NextFrameEvents(f0)
+	evs := tameEvents(3, f0+f1+trace.NextFrameEvents(f1)/2)
 	data := encode(t, testHeader, evs, testOutcome)
 	l := parseLayout(t, data)
 	if len(l.frames) != 3 {
@@ -231,12 +233,16 @@ func TestCorruptIndex(t *testing.T) {
 func TestIndexFirstEventGap(t *testing.T) {
 	data, evs, l := multiFrame(t)
 	bad := bytes.Clone(data)
-	// Frame 1's header: 'F', then its first event, 4096 = 0x80 0x20.
+	// Frame 1's header: 'F', then its first event, one byte (below 0x80).
+	n0, n1 := l.frames[0].n, l.frames[1].n
+	if n0 >= 0x7f || n1 >= 0x80 {
+		t.Fatalf("frames of %d and %d events: the patches below want fewer than 127", n0, n1)
+	}
 	f1 := l.frames[1].off
-	if bad[f1+1] != 0x80 || bad[f1+2] != 0x20 {
+	if int64(bad[f1+1]) != n0 {
 		t.Fatalf("frame 1 header % x", bad[f1:f1+3])
 	}
-	bad[f1+1] = 0x81 // 4097
+	bad[f1+1] = byte(n0 + 1)
 	// The index: 'I', count, then per frame offset, first and first step
 	// deltas.
 	pos := int(l.index) + 1
@@ -246,18 +252,18 @@ func TestIndexFirstEventGap(t *testing.T) {
 	skip()
 	skip() // frame 0
 	skip() // frame 1 offset delta
-	if bad[pos] != 0x80 || bad[pos+1] != 0x20 {
+	if int64(bad[pos]) != n0 {
 		t.Fatalf("index entry % x", bad[pos:pos+2])
 	}
-	bad[pos] = 0x81
-	// Frame 2 keeps its first event, 8192: its delta becomes 4095.
+	bad[pos] = byte(n0 + 1)
+	// Frame 2 keeps its first event: its delta becomes one less.
 	skip()
 	skip() // frame 1 first step delta
 	skip() // frame 2 offset delta
-	if bad[pos] != 0x80 || bad[pos+1] != 0x20 {
+	if int64(bad[pos]) != n1 {
 		t.Fatalf("index entry % x", bad[pos:pos+2])
 	}
-	bad[pos], bad[pos+1] = 0xff, 0x1f
+	bad[pos] = byte(n1 - 1)
 	r, err, p := tryOpen(bad)
 	if p != nil {
 		t.Fatalf("Open panicked: %v", p)
@@ -268,12 +274,12 @@ func TestIndexFirstEventGap(t *testing.T) {
 	}
 	defer r.Close()
 	t.Logf("Len %d, Truncated %v", r.Len(), r.Truncated)
-	for _, i := range []int64{0, trace.FrameEvents - 1, trace.FrameEvents, trace.FrameEvents + 1, r.Len() - 1} {
+	for _, i := range []int64{0, n0 - 1, n0, n0 + 1, r.Len() - 1} {
 		// Regression (found in review, fixed): readIndex checks that each frame header agrees with the
 		// index on its first event, but not that frames are contiguous
 		// (first == previous first + previous count). With a gap, Event(i)
 		// for i in the gap picks frame 0 and indexes past the end of its
-		// 4096 events: it panics instead of returning ErrCorrupt (or Open
+		// events: it panics instead of returning ErrCorrupt (or Open
 		// rejecting the trace, or falling back to scanning).
 		if p := safely(func() { r.Event(i) }); p != nil {
 			t.Fatalf("Event(%d) panicked: %v", i, p)
@@ -436,5 +442,38 @@ func TestReadsVersion1(t *testing.T) {
 		if _, err := rd.ReadAll(); err == nil && rd.Truncated == nil {
 			t.Error("a damaged frame of version 1 read without an error")
 		}
+	}
+}
+
+// A trace cut in half keeps most of the events before the cut, whatever
+// its length: frames start small and grow, so the frame the cut falls in,
+// which is lost, is a small part of what comes before it. Regression: in
+// frames of FrameEvents events, a trace of fewer (most failures' traces)
+// was one frame, and a cut anywhere in it kept nothing.
+func TestCutInHalfKeepsMostEvents(t *testing.T) {
+	for _, n := range []int{300, 2000, 5000, 20000, 100000} {
+		evs := tameEvents(uint64(n), n)
+		data := encode(t, testHeader, evs, testOutcome)
+		half := data[:len(data)/2]
+		r, err := trace.Open(bytes.NewReader(half), int64(len(half)))
+		if err != nil {
+			t.Fatalf("%d events cut in half: %v", n, err)
+		}
+		if r.Truncated == nil {
+			t.Errorf("%d events cut in half: not reported as cut", n)
+		}
+		got, err := r.ReadAll()
+		if err != nil || !eventsEqual(got, evs[:len(got)]) {
+			t.Fatalf("%d events cut in half: %v, %s", n, err, firstDiff(got, evs[:len(got)]))
+		}
+		// The events take nearly all the file, so about n/2 are before
+		// the cut: at least half of those are read (the frame the cut
+		// falls in holds about a third of the events up to its end, a
+		// little more among the first few frames).
+		if len(got) < n/4 {
+			t.Errorf("%d events cut in half: %d read, want at least %d", n, len(got), n/4)
+		}
+		t.Logf("%d events cut in half: %d read", n, len(got))
+		r.Close()
 	}
 }

@@ -58,9 +58,17 @@ type Location = event.Location
 // engine records them; Write compresses them into a file.
 type Buffer = event.Buffer
 
-// FrameEvents is how many events a frame holds. Frames are compressed
+// FrameEvents is the most events a frame holds. Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
 const FrameEvents = event.FrameEvents
+
+// FirstFrameEvents is how many events a trace's first frame holds; each
+// next one holds NextFrameEvents of the one before, up to FrameEvents, so
+// that a trace cut short keeps most of the events before the cut.
+const FirstFrameEvents = event.FirstFrameEvents
+
+// NextFrameEvents is how many events the frame after one of n events holds.
+func NextFrameEvents(n int) int { return event.NextFrameEvents(n) }
 
 // SpecOf returns the spec of k; an unknown kind has the name "kind(N)".
 func SpecOf(k Kind) Spec { return event.SpecOf(k) }

@@ -113,6 +113,8 @@ type Writer struct {
 	events int64
 	index  []frameInfo
 	err    error
+	// nextMax is how many events the next frame Add starts holds.
+	nextMax int
 }
 
 type frameInfo struct {
@@ -129,7 +131,7 @@ func NewWriter(w io.Writer, h *Header) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &Writer{w: w, c: c}
+	tw := &Writer{w: w, c: c, nextMax: FirstFrameEvents}
 	b := binary.AppendUvarint([]byte(magic), Version)
 	hb := encodeHeader(h)
 	b = binary.AppendUvarint(b, uint64(len(hb)))
@@ -150,14 +152,17 @@ func (w *Writer) write(b []byte) {
 	}
 }
 
-// Add writes e, compressing a frame whenever one is full.
+// Add writes e, compressing a frame whenever one is full. Frames grow as
+// a Buffer's do (see FirstFrameEvents).
 func (w *Writer) Add(e *Event) error {
 	if w.cur == nil {
 		w.cur = event.NewFrame(w.events, e.Step, e.Time, 0)
+		w.cur.Max = w.nextMax
 	}
 	w.cur.Commit(w.cur.Add(e))
 	w.events++
-	if w.cur.N == FrameEvents {
+	if w.cur.N == w.cur.Max {
+		w.nextMax = event.NextFrameEvents(w.cur.Max)
 		w.flush()
 	}
 	return w.err

@@ -240,3 +240,14 @@ func parseLayout(tb testing.TB, data []byte) layout {
 	l.index = int64(binary.LittleEndian.Uint64(data[len(data)-16:]))
 	return l
 }
+
+// frameStarts are the indices of the first events of the frames a trace of
+// n events is written in: they grow from FirstFrameEvents by
+// NextFrameEvents, up to FrameEvents.
+func frameStarts(n int) []int {
+	var out []int
+	for i, size := 0, trace.FirstFrameEvents; i < n; i, size = i+size, trace.NextFrameEvents(size) {
+		out = append(out, i)
+	}
+	return out
+}

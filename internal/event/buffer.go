@@ -5,9 +5,23 @@ import (
 	"fmt"
 )
 
-// FrameEvents is how many events a frame holds. Frames are compressed
+// FrameEvents is the most events a frame holds. Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
 const FrameEvents = 4096
+
+// Frames grow: a trace's first frame holds FirstFrameEvents events, and each
+// next one half as many again as the one before it (NextFrameEvents), up
+// to FrameEvents. A trace cut short is read up to its last complete frame,
+// so what a cut loses is the frame it falls in: with frames that grow by
+// half, at most a third of the events before the cut, however long the
+// trace (a trace of a few thousand events in frames of FrameEvents lost
+// them all). Each frame costs a few microseconds to compress whatever its
+// size, which is why they grow rather than all being small; later frames
+// are large, so a long trace compresses about as well as before.
+const FirstFrameEvents = 32
+
+// NextFrameEvents is how many events the frame after one of n events holds.
+func NextFrameEvents(n int) int { return min(n+n/2, FrameEvents) }
 
 // Event header byte: the kind in the low 4 bits, then flags that let the
 // common case (same goroutine, next step, same time) cost one byte.
@@ -26,6 +40,7 @@ type Frame struct {
 	FirstStep int64
 	FirstTime int64
 	N         int // events in the frame
+	Max       int // events the frame holds when full (see NextFrameEvents)
 	strs      []string
 	index     []int32 // open addressing over strs: string index + 1
 	buf       []byte
@@ -165,7 +180,7 @@ func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint6
 	n := len(f.buf)
 	ds := uint64(step - f.prevStep)
 	dt := uint64(t - f.prevTime)
-	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.N == FrameEvents || cap(f.buf)-n < 8 {
+	if ds|dt|uint64(g)|x|y|z >= 0x80 || f.N == f.Max || cap(f.buf)-n < 8 {
 		return false
 	}
 	w := (*[8]byte)(f.buf[n : n+8])
@@ -198,23 +213,29 @@ func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
 //go:norace
 func (b *Buffer) frameFor(step, t int64) *Frame {
-	if b.cur == nil || b.cur.N == FrameEvents {
+	if b.cur == nil || b.cur.N == b.cur.Max {
 		// Most events take 2 to 4 bytes: one allocation usually holds a
 		// whole frame, instead of a dozen as the slice doubles.
-		size := 4 * FrameEvents
+		n := FirstFrameEvents
 		if b.cur != nil {
-			size = len(b.cur.buf) + len(b.cur.buf)/8
+			n = NextFrameEvents(b.cur.Max)
+		}
+		size := 4 * n
+		if b.cur != nil {
+			size = (len(b.cur.buf)/b.cur.N + 1) * n
 		}
 		b.cur = NewFrame(b.events, step, t, size)
+		b.cur.Max = n
 		b.frames = append(b.frames, b.cur)
 	}
 	return b.cur
 }
 
 // NewFrame returns an empty frame whose first event is the trace's event
-// first, at step and virtual time t, with room for size bytes of events.
+// first, at step and virtual time t, with room for size bytes of events. It
+// holds FrameEvents events; set Max for fewer.
 func NewFrame(first, step, t int64, size int) *Frame {
-	return &Frame{First: first, FirstStep: step, FirstTime: t, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
+	return &Frame{First: first, FirstStep: step, FirstTime: t, Max: FrameEvents, prevStep: step, prevTime: t, buf: make([]byte, 0, max(size, maxEventBytes))}
 }
 
 // maxEventBytes bounds one event's encoding: the header byte, three
