@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
+	"github.com/dstgo/dst/trace"
 )
 
 func runCLI(t *testing.T, args ...string) string {
@@ -158,4 +160,103 @@ func preemptyTrace(t *testing.T) string {
 		t.Fatalf("%d preemptions: want more than the summary lists", res.Preemptions)
 	}
 	return SaveTrace(t, res, "preempty.trace")
+}
+
+// faultyTrace records a run through many fault points, of which few fire.
+func faultyTrace(t *testing.T) string {
+	t.Helper()
+	names := []string{"db.timeout", "db.lost", "net.drop", "disk.full"}
+	faults := map[string]float64{}
+	for _, n := range names {
+		faults[n] = 0.1
+	}
+	res, err := schedtest.Run(schedtest.Options{Seed: 4, Strategy: "random", Record: true, Faults: faults}, func(t *schedtest.T) {
+		for range 40 {
+			for _, n := range names {
+				sched.Fault(n)
+			}
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	return SaveTrace(t, res, "faulty.trace")
+}
+
+// Fault points that did not fire are hidden from the listings unless asked
+// for; those that fired stay. Regression: a run with faults listed every
+// draw, burying what happened.
+func TestUnfiredFaultsHidden(t *testing.T) {
+	path := faultyTrace(t)
+	unfired := regexp.MustCompile(`fault "[^"]*" fired=0`)
+	fired := regexp.MustCompile(`fault "[^"]*" fired=1`)
+	out := runCLI(t, "show", path)
+	all := runCLI(t, "show", "-faults", path)
+	nUnfired, nFired := len(unfired.FindAllString(all, -1)), len(fired.FindAllString(all, -1))
+	if nUnfired == 0 || nFired == 0 {
+		t.Fatalf("show -faults lists %d unfired and %d fired fault points: want some of each", nUnfired, nFired)
+	}
+	if unfired.MatchString(out) || len(fired.FindAllString(out, -1)) != nFired {
+		t.Errorf("show lists unfired fault points, or not every fired one:\n%s", out)
+	}
+	if !strings.Contains(out, "# "+strconv.Itoa(nUnfired)+" fault points that did not fire are hidden (-faults shows them)") {
+		t.Errorf("show does not say what it hid:\n%s", out)
+	}
+
+	// The stepper: hidden as it steps, shown after a.
+	m := stepperOn(t, path)
+	seen := func() (un, f int) {
+		press(m, "home")
+		for {
+			if e := m.event(t); unfiredFault(&e) {
+				un++
+			} else if e.Kind == trace.KindFault && e.Arg == 1 {
+				f++
+			}
+			at := m.c.Index()
+			press(m, "j")
+			if m.c.Index() == at {
+				return un, f
+			}
+		}
+	}
+	if un, f := seen(); un != 0 || f != nFired {
+		t.Errorf("the stepper steps through %d unfired and %d fired fault points: want 0 and %d", un, f, nFired)
+	}
+	press(m, "a")
+	if un, f := seen(); un != nUnfired || f != nFired {
+		t.Errorf("after a, the stepper steps through %d unfired and %d fired fault points: want %d and %d", un, f, nUnfired, nFired)
+	}
+	for _, l := range m.eventLines(20) {
+		if strings.Contains(l, "fired=0") {
+			return
+		}
+	}
+	t.Error("after a, the listing shows no unfired fault point")
+}
+
+// The page's header says the fault options in one item, the full list on
+// hover. Regression: one item per fault point, twenty for a real store.
+func TestHTMLHeaderFaultsInOneItem(t *testing.T) {
+	path := faultyTrace(t)
+	out := runCLI(t, "html", path)
+	b, err := os.ReadFile(strings.TrimSpace(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	meta := regexp.MustCompile(`(?s)<div class="meta">(.*?)<span id="stats">`).FindStringSubmatch(page)
+	if meta == nil {
+		t.Fatal("no header line")
+	}
+	if n := strings.Count(meta[1], "fault."); n != 0 {
+		t.Errorf("the header lists %d fault options one by one:\n%s", n, meta[1])
+	}
+	item := regexp.MustCompile(`<span title="([^"]*)">faults: 4 points, each with probability 0.1</span>`).FindStringSubmatch(meta[1])
+	if item == nil || strings.Count(item[1], "=0.1") != 4 {
+		t.Errorf("no one item for the four fault points:\n%s", meta[1])
+	}
+	if !strings.Contains(page, `"unfired":`) {
+		t.Error("the page does not count the unfired fault points it hides")
+	}
 }
