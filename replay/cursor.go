@@ -263,6 +263,11 @@ func (c *Cursor) PrevOf(g int32) (bool, error) {
 // was one; the cursor stays put when there is none. Object names defined
 // by the events it passes are known to Label and Labels when match runs.
 func (c *Cursor) Seek(dir int, match func(*trace.Event) bool) (bool, error) {
+	return c.SeekIndex(dir, func(_ int64, e *trace.Event) bool { return match(e) })
+}
+
+// SeekIndex is Seek with a match that is also given the event's index.
+func (c *Cursor) SeekIndex(dir int, match func(int64, *trace.Event) bool) (bool, error) {
 	step := int64(1)
 	if dir < 0 {
 		step = -1
@@ -272,7 +277,7 @@ func (c *Cursor) Seek(dir int, match func(*trace.Event) bool) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if match(&e) {
+		if match(i, &e) {
 			return true, c.Goto(i)
 		}
 	}

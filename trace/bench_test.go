@@ -49,14 +49,15 @@ func BenchmarkSeek(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			frames := (c.n + trace.FrameEvents - 1) / trace.FrameEvents
+			starts := append(frameStarts(c.n), c.n)
+			frames := len(starts) - 1
 			rng := rand.New(rand.NewPCG(1, uint64(c.n)))
 			idx := make([]int64, 1<<12)
 			prev := 0
 			for k := range idx {
 				f := (prev + 1 + rng.IntN(frames-1)) % frames // never the previous frame
 				prev = f
-				idx[k] = min(int64(f*trace.FrameEvents+rng.IntN(trace.FrameEvents)), int64(c.n-1))
+				idx[k] = int64(starts[f] + rng.IntN(starts[f+1]-starts[f]))
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -12,7 +12,9 @@
 // The events are kept in independent zstd-compressed frames of at most
 // FrameEvents events, with an index at the end, so a Reader reaches any
 // event by decoding one frame (Reader.Event, Reader.SeekStep), and a Writer
-// streams a run to disk with one frame in memory. Every section ends with a
+// streams a run to disk with one frame in memory. Frames grow with the
+// trace (FrameSize), so that a file cut short keeps most of its events,
+// short or long. Every section ends with a
 // CRC-32: a damaged file is an error that names the section and its offset
 // (ErrCorrupt), a file cut short is read up to its last complete frame and
 // says how much is missing (Reader.Truncated, ErrTruncated), and a file of

@@ -59,9 +59,14 @@ type Location = event.Location
 // engine records them; Write compresses them into a file.
 type Buffer = event.Buffer
 
-// FrameEvents is how many events a frame holds. Frames are compressed
+// FrameEvents is the most events a frame holds. Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
 const FrameEvents = event.FrameEvents
+
+// FrameSize is how many events the frame that starts at event first
+// holds: a quarter of the events before it, from 16 up to FrameEvents, so
+// that a trace cut short keeps most of the events before the cut.
+func FrameSize(first int64) int { return event.FrameSize(first) }
 
 // SpecOf returns the spec of k; an unknown kind has the name "kind(N)".
 func SpecOf(k Kind) Spec { return event.SpecOf(k) }

@@ -240,3 +240,13 @@ func parseLayout(tb testing.TB, data []byte) layout {
 	l.index = int64(binary.LittleEndian.Uint64(data[len(data)-16:]))
 	return l
 }
+
+// frameStarts are the indices of the first events of the frames a trace of
+// n events is written in (see FrameSize).
+func frameStarts(n int) []int {
+	var out []int
+	for i := 0; i < n; i += trace.FrameSize(int64(i)) {
+		out = append(out, i)
+	}
+	return out
+}

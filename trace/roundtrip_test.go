@@ -11,9 +11,19 @@ import (
 	"github.com/dstgo/dst/trace"
 )
 
-// roundTripSizes covers the frame boundaries and several frames.
-var roundTripSizes = []int{0, 1, 2, 100, trace.FrameEvents - 1, trace.FrameEvents, trace.FrameEvents + 1,
-	2 * trace.FrameEvents, 3*trace.FrameEvents + 17}
+// roundTripSizes covers the frame boundaries (of the first frames, and of
+// the first full ones) and several frames.
+var roundTripSizes = func() []int {
+	sizes := []int{0, 1, 2, 100, trace.FrameEvents - 1, trace.FrameEvents, trace.FrameEvents + 1,
+		2 * trace.FrameEvents, 3*trace.FrameEvents + 17}
+	starts := frameStarts(5 * trace.FrameEvents)
+	for k, i := range starts {
+		if k == 1 || k == 2 || k == len(starts)-2 {
+			sizes = append(sizes, i-1, i, i+1)
+		}
+	}
+	return sizes
+}()
 
 func TestRoundTrip(t *testing.T) {
 	seed := uint64(1)
@@ -173,7 +183,7 @@ func checkSeekStep(t *testing.T, rng *rand.Rand, r *trace.Reader, evs []trace.Ev
 	if n > 0 {
 		first, last := evs[0].Step, evs[n-1].Step
 		steps = append(steps, first-1, first, first+1, last-1, last, last+1, last+1000)
-		for i := 0; i < n; i += trace.FrameEvents {
+		for _, i := range frameStarts(n) {
 			for _, j := range []int{i - 1, i, i + 1} {
 				if j >= 0 && j < n {
 					steps = append(steps, evs[j].Step-1, evs[j].Step, evs[j].Step+1)
@@ -228,15 +238,19 @@ func locString(e trace.Event) string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestSeekStepSharedStepAcrossFrames is the minimal case of the SeekStep
-// bug: ten events per step, so step 409 spans events 4090..4099 and the
-// boundary between frames 0 and 1.
+// bug: ten events per step, so a step spans the boundary between frames 0
+// and 1 (with frames of 4096 events, step 409 spanned events 4090..4099).
 func TestSeekStepSharedStepAcrossFrames(t *testing.T) {
-	evs := make([]trace.Event, trace.FrameEvents+100)
+	boundary := frameStarts(1000)[1]
+	if boundary%10 == 0 {
+		t.Fatalf("frame 1 starts at event %d: no step spans the boundary", boundary)
+	}
+	evs := make([]trace.Event, boundary+100)
 	for i := range evs {
 		evs[i] = trace.Event{Kind: trace.KindExit, Step: int64(i / 10), G: 1}
 	}
 	r := open(t, encode(t, &trace.Header{}, evs, nil))
-	step := evs[trace.FrameEvents].Step
+	step := evs[boundary].Step
 	got, err := r.SeekStep(step)
 	// Regression: SeekStep(409) returned 4096 (frame 1's first event); the
 	// first event at or after step 409 is event 4090, in frame 0.

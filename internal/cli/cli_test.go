@@ -91,24 +91,6 @@ func TestSummaryGolden(t *testing.T) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
-	// Each preemption is listed, at the switch event the stepper numbers.
-	n := regexp.MustCompile(`of which preemptions: (\d+)\n`).FindStringSubmatch(out)
-	listed := regexp.MustCompile(`(?m)^  event (\d+), step \d+: g(\d+) preempted for g(\d+), at its \w+ at \S+\.go:\d+$`).FindAllStringSubmatch(out, -1)
-	if n == nil || n[1] != strconv.Itoa(len(listed)) || len(listed) == 0 {
-		t.Fatalf("preemptions %v, listed %d:\n%s", n, len(listed), out)
-	}
-	r, err := trace.OpenFile(failingTrace(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for _, m := range listed {
-		i, _ := strconv.Atoi(m[1])
-		ev, err := r.Event(int64(i - 1))
-		if err != nil || ev.Kind != trace.KindSwitch || strconv.Itoa(int(ev.G)) != m[2] || strconv.Itoa(int(ev.Arg)) != m[3] {
-			t.Errorf("listed %q, but event %d is %v (%v)", m[0], i, ev, err)
-		}
-	}
 }
 
 func TestDiff(t *testing.T) {
@@ -125,6 +107,20 @@ func TestDiff(t *testing.T) {
 	out, _, code = run("diff", a, b)
 	if code != cli.ExitFailure || !strings.Contains(out, "first difference at event") || !strings.Contains(out, " > ") {
 		t.Fatalf("diff of two traces: exit %d\n%s", code, out)
+	}
+	// The event it names is numbered as show numbers it: show lists the
+	// same events before it, and a different one there.
+	n, _ := strconv.Atoi(regexp.MustCompile(`first difference at event (\d+)`).FindStringSubmatch(out)[1])
+	showA, _, _ := run("show", "-faults", a)
+	showB, _, _ := run("show", "-faults", b)
+	la, lb := numbered(showA), numbered(showB)
+	for k := 1; k < n; k++ {
+		if la[k] != lb[k] {
+			t.Fatalf("diff says event %d differs first; show lists event %d as %q and %q", n, k, la[k], lb[k])
+		}
+	}
+	if la[n] == lb[n] {
+		t.Errorf("diff says event %d differs; show lists it as %q in both", n, la[n])
 	}
 }
 
@@ -276,41 +272,67 @@ func checkPerfetto(t *testing.T, path string) {
 			t.Errorf("flow %v starts and never ends", id)
 		}
 	}
-	// One goroutine runs at a time: the running slices do not overlap.
+	// One goroutine runs at a time: the running slices do not overlap. On
+	// each goroutine's track, it runs or it is blocked, not both.
 	var slices [][2]float64
-	blockedSlices := 0
+	track := map[float64][][2]float64{}
 	for _, ev := range doc.TraceEvents {
-		if ev["ph"] == "X" && strings.HasPrefix(ev["name"].(string), "block in ") {
-			blockedSlices++
-		}
-		if ev["ph"] == "X" && ev["name"] == "running" {
+		if ev["ph"] == "X" {
 			from := ev["ts"].(float64)
-			slices = append(slices, [2]float64{from, from + ev["dur"].(float64)})
+			span := [2]float64{from, from + ev["dur"].(float64)}
+			if ev["name"] == "running" {
+				slices = append(slices, span)
+			}
+			tid := ev["tid"].(float64)
+			track[tid] = append(track[tid], span)
 		}
 	}
-	sort.Slice(slices, func(i, j int) bool { return slices[i][0] < slices[j][0] })
-	for i := 1; i < len(slices); i++ {
-		if slices[i][0] < slices[i-1][1]-1e-6 { // microseconds, as floats
-			t.Errorf("running slices overlap: %v and %v", slices[i-1], slices[i])
+	for _, spans := range append([][][2]float64{slices}, mapValues(track)...) {
+		sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+		for i := 1; i < len(spans); i++ {
+			if spans[i][0] < spans[i-1][1]-1e-9 {
+				t.Errorf("slices overlap: %v and %v", spans[i-1], spans[i])
+			}
 		}
 	}
-	if blockedSlices == 0 {
-		t.Error("no blocked slices")
-	}
-	// Time is virtual time: events at one instant are a nanosecond apart,
-	// in order; a later instant is no earlier than its virtual time.
-	var prev float64 = -1
-	n := 0
+	// Time is virtual time: every instant is at its event's virtual time,
+	// or just after it (a nanosecond per event before it at that instant),
+	// and the events keep their order.
+	var instants []map[string]any
 	for _, ev := range doc.TraceEvents {
-		if ev["ph"] != "i" {
-			continue
+		if ev["ph"] == "i" {
+			instants = append(instants, ev)
 		}
-		ts, a := ev["ts"].(float64), ev["args"].(map[string]any)
-		if ts <= prev || ts*1000 < a["time_ns"].(float64) {
-			t.Fatalf("instant %d at %vµs (virtual %v ns) after %vµs", n, ts, a["time_ns"], prev)
+	}
+	prevNum, prevTs := 0.0, -1.0
+	for _, ev := range instants {
+		args := ev["args"].(map[string]any)
+		num, ok := args["event"].(float64) // numbered as show numbers it
+		if !ok {
+			t.Fatalf("instant %v has no event number", ev)
 		}
-		prev = ts
-		n++
+		vt, ts := args["time_ns"].(float64), ev["ts"].(float64)*1000
+		if num <= prevNum || ts <= prevTs {
+			t.Errorf("event %v at %vns comes after event %v at %vns", num, ts, prevNum, prevTs)
+		}
+		if ts < vt-1e-6 || ts > vt+num {
+			t.Errorf("event %v at virtual time %vns is placed at %vns", num, vt, ts)
+		}
+		prevNum, prevTs = num, ts
+	}
+	// A goroutine that blocks has a slice for it, named for what it waits
+	// in, from its block event on.
+	blocked := 0
+	for _, ev := range doc.TraceEvents {
+		if ev["ph"] == "X" && ev["cat"] == "blocked" {
+			blocked++
+			if !strings.HasPrefix(ev["name"].(string), "blocked in ") {
+				t.Errorf("blocked slice %v", ev)
+			}
+		}
+	}
+	if blocked == 0 {
+		t.Error("no blocked slices")
 	}
 	if again, _, _ := run("export", "-format", "perfetto", path); again != out {
 		t.Error("two exports of one trace differ")
@@ -320,6 +342,28 @@ func checkPerfetto(t *testing.T, path string) {
 			t.Errorf("no %q events: %v", ph, phases)
 		}
 	}
+}
+
+// numbered is show's event lines by the number it gives them, without
+// their source locations (which diff ignores).
+func numbered(out string) map[int]string {
+	m := map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		num, rest, ok := strings.Cut(strings.TrimSpace(l), "  ")
+		if n, err := strconv.Atoi(num); ok && err == nil {
+			rest, _, _ = strings.Cut(rest, " at ")
+			m[n] = rest
+		}
+	}
+	return m
+}
+
+func mapValues[K comparable, V any](m map[K]V) []V {
+	var out []V
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // recordFailure runs test in pkg with go test and env, expects it to fail,

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/schedule"
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -41,6 +41,7 @@ func runShow(e *env, args []string) int {
 	to := fs.Int64("to", -1, "only up to this step (-1: the end)")
 	op := fs.String("op", "", "only events of this kind or operation (for example block, switch, Lock, Send)")
 	grep := fs.String("grep", "", "only events whose line contains this text")
+	faults := fs.Bool("faults", false, "also the fault points that did not fire (hidden by default)")
 	code := ExitOK
 	if !c.parse(fs, args, 1, &code) {
 		return code
@@ -66,6 +67,7 @@ func runShow(e *env, args []string) int {
 	}
 	labels := map[int32]string{}
 	start := int64(0)
+	var preempts replay.Preemptions
 	if *from > 0 {
 		i, err := r.SeekStep(*from)
 		if err != nil {
@@ -73,8 +75,11 @@ func runShow(e *env, args []string) int {
 			return ExitFailure
 		}
 		start = i
-		labels = labelsBefore(r, start)
+		labels, preempts = stateBefore(r, start)
 	}
+	width := len(strconv.FormatInt(r.Len(), 10))
+	fmt.Fprintln(e.stdout, "# event, step, goroutine, virtual time, what")
+	hidden := 0
 	for i := start; i < r.Len(); i++ {
 		ev, err := r.Event(i)
 		if err != nil {
@@ -84,20 +89,28 @@ func runShow(e *env, args []string) int {
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		}
+		preempt, _ := preempts.Next(&ev)
 		if *to >= 0 && ev.Step > *to {
 			break
 		}
 		if len(want) > 0 && !want[ev.G] {
 			continue
 		}
-		if *op != "" && !matchesOp(&ev, *op) {
+		if *op != "" && !matchesOp(&ev, *op, preempt) {
 			continue
 		}
-		line := ev.Format(labels)
+		line := eventLine(&ev, labels, preempt)
 		if *grep != "" && !strings.Contains(line, *grep) {
 			continue
 		}
-		fmt.Fprintln(e.stdout, line)
+		if !*faults && unfiredFault(&ev) {
+			hidden++
+			continue
+		}
+		fmt.Fprintf(e.stdout, "%*d  %s\n", width, eventNumber(i), line)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(e.stdout, "# %d fault points that did not fire are hidden (-faults shows them)\n", hidden)
 	}
 	if o := r.Outcome; o != nil {
 		fmt.Fprintf(e.stdout, "# outcome: %s\n", o.Kind)
@@ -109,9 +122,10 @@ func runShow(e *env, args []string) int {
 }
 
 // matchesOp reports whether ev is of kind op, or an op or block event of
-// the operation op.
-func matchesOp(ev *trace.Event, op string) bool {
-	if ev.Kind.String() == op {
+// the operation op; "preempt" matches the switches that are preemptions
+// (preempt says whether ev is one).
+func matchesOp(ev *trace.Event, op string, preempt bool) bool {
+	if ev.Kind.String() == op || preempt && op == preemptWord {
 		return true
 	}
 	return (ev.Kind == trace.KindOp || ev.Kind == trace.KindBlock) && trace.OpName(ev.Op) == op
@@ -119,7 +133,15 @@ func matchesOp(ev *trace.Event, op string) bool {
 
 // labelsBefore collects the object names defined before event end.
 func labelsBefore(r *trace.Reader, end int64) map[int32]string {
+	labels, _ := stateBefore(r, end)
+	return labels
+}
+
+// stateBefore reads the events before event end: the object names they
+// define, and what tells preemptions apart from there on.
+func stateBefore(r *trace.Reader, end int64) (map[int32]string, replay.Preemptions) {
 	labels := map[int32]string{}
+	var p replay.Preemptions
 	for i := int64(0); i < end; i++ {
 		ev, err := r.Event(i)
 		if err != nil {
@@ -128,8 +150,9 @@ func labelsBefore(r *trace.Reader, end int64) map[int32]string {
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		}
+		p.Next(&ev)
 	}
-	return labels
+	return labels, p
 }
 
 // scheduleOf says what made the recorded schedule: a strategy and its seed,
@@ -173,6 +196,10 @@ type wait struct {
 	start, end int64 // virtual times
 }
 
+// maxListedPreemptions bounds the preemptions the summary names: a shrunk
+// failure has a few, an unshrunk one may have thousands.
+const maxListedPreemptions = 20
+
 func runSummary(e *env, args []string) int {
 	c := lookup("summary")
 	fs := c.flags(e)
@@ -187,12 +214,11 @@ func runSummary(e *env, args []string) int {
 	defer r.Close()
 	perG, perOp := map[int32]int{}, map[string]int{}
 	labels := map[int32]string{}
-	last := map[int32]trace.Kind{} // each goroutine's last event kind
 	blocked := map[int32]wait{}
 	var waits []wait
 	switches := 0
-	var preempts []string // where each preemption happened
-	lastOp := map[int32]trace.Event{}
+	var preempts replay.Preemptions
+	var preemptions []string
 	var lastStep, lastTime int64
 	var readErr error
 	r.All(func(i int64, ev trace.Event, err error) bool {
@@ -201,13 +227,15 @@ func runSummary(e *env, args []string) int {
 			return false
 		}
 		lastStep, lastTime = ev.Step, ev.Time
+		if p, before := preempts.Next(&ev); p {
+			preemptions = append(preemptions, preemptionText(i, &ev, before, labels))
+		}
 		perG[ev.G]++
 		switch ev.Kind {
 		case trace.KindObject:
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		case trace.KindOp:
 			perOp[trace.OpName(ev.Op)]++
-			lastOp[ev.G] = ev
 		case trace.KindBlock:
 			what := trace.OpName(ev.Op)
 			if l, ok := labels[ev.Obj]; ok {
@@ -222,20 +250,6 @@ func runSummary(e *env, args []string) int {
 			}
 		case trace.KindSwitch:
 			switches++
-			if preempted(last[ev.G]) {
-				// Numbered from 1, as the stepper numbers events.
-				p := fmt.Sprintf("event %d, step %d: g%d preempted for g%d", i+1, ev.Step, ev.G, ev.Arg)
-				if op, ok := lastOp[ev.G]; ok {
-					p += ", at its " + trace.OpName(op.Op)
-					if op.Loc.File != "" {
-						p += fmt.Sprintf(" at %s:%d", filepath.Base(op.Loc.File), op.Loc.Line)
-					}
-				}
-				preempts = append(preempts, p)
-			}
-		}
-		if ev.Kind != trace.KindSwitch {
-			last[ev.G] = ev.Kind
 		}
 		return true
 	})
@@ -247,9 +261,12 @@ func runSummary(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "outcome: unknown (the trace was cut short)\n")
 	}
 	fmt.Fprintf(e.stdout, "events: %d over %d steps and %v of virtual time\n", r.Len(), lastStep, time.Duration(lastTime))
-	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, len(preempts))
-	for _, p := range preempts {
+	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, len(preemptions))
+	for _, p := range preemptions[:min(len(preemptions), maxListedPreemptions)] {
 		fmt.Fprintf(e.stdout, "  %s\n", p)
+	}
+	if n := len(preemptions) - maxListedPreemptions; n > 0 {
+		fmt.Fprintf(e.stdout, "  … and %d more (dstreplay show -op %s lists them all)\n", n, preemptWord)
 	}
 	fmt.Fprintf(e.stdout, "\nevents per goroutine:\n")
 	for _, g := range sortedKeys(perG) {
@@ -323,7 +340,7 @@ func runDiff(e *env, args []string) int {
 		return ExitOK
 	}
 	const w = 58
-	fmt.Fprintf(e.stdout, "first difference at event %d\n\n%-*s | %s\n", d.Index, w, fs.Arg(0), fs.Arg(1))
+	fmt.Fprintf(e.stdout, "first difference at event %d\n\n%-*s | %s\n", eventNumber(d.Index), w, fs.Arg(0), fs.Arg(1))
 	fmt.Fprintf(e.stdout, "%s-+-%s\n", strings.Repeat("-", w), strings.Repeat("-", w))
 	for i := max(d.Index-int64(*context), 0); i < d.Index; i++ {
 		l := clip(evs[0][i].Format(d.Labels), w)
@@ -345,14 +362,3 @@ func clip(s string, n int) string {
 	}
 	return s[:n-1] + "…"
 }
-
-// preempted reports whether a switch away from a goroutine whose last event
-// (switches aside) was of kind last took the turn from a goroutine that
-// could have gone on: a preemption, as the engine counts them.
-func preempted(last trace.Kind) bool {
-	return last != trace.KindBlock && last != trace.KindExit
-}
-
-// preemptMark ends the line of a switch that is a preemption, in the
-// stepper and the page.
-const preemptMark = " (preemption)"

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -19,14 +20,25 @@ type traceEvent struct {
 	Name string         `json:"name"`
 	Cat  string         `json:"cat,omitempty"`
 	Ph   string         `json:"ph"`
-	Ts   float64        `json:"ts"` // microseconds
-	Dur  *float64       `json:"dur,omitempty"`
+	Ts   micros         `json:"ts"`
+	Dur  *micros        `json:"dur,omitempty"`
 	Pid  int            `json:"pid"`
 	Tid  int32          `json:"tid"`
 	S    string         `json:"s,omitempty"`
 	ID   *int64         `json:"id,omitempty"`
 	Bp   string         `json:"bp,omitempty"`
 	Args map[string]any `json:"args,omitempty"`
+}
+
+// micros is a time in nanoseconds, written in the microseconds the
+// trace-event format counts in, exactly: 1234 is 1.234.
+type micros int64
+
+func (m micros) MarshalJSON() ([]byte, error) {
+	if m < 0 {
+		return []byte(fmt.Sprintf("-%d.%03d", -m/1000, -m%1000)), nil
+	}
+	return []byte(fmt.Sprintf("%d.%03d", m/1000, m%1000)), nil
 }
 
 func runExport(e *env, args []string) int {
@@ -70,67 +82,71 @@ func runExport(e *env, args []string) int {
 }
 
 // writePerfetto converts events to trace-event JSON. Time is the virtual
-// clock's: events at one instant (most of a run is at one) are placed a
-// nanosecond apart in their order, so each has its place and the clock's
-// jumps show as gaps. The step and the exact virtual time are in each
-// event's args. A goroutine's track has a slice while it runs, and one
-// while it is blocked, named by what it waits for.
+// time: the trace-event format's ts is in microseconds, so an event at
+// virtual time t nanoseconds is at t/1000. Many events share one instant
+// (the clock moves only when every goroutine is blocked), so each event is
+// placed at least a nanosecond after the one before it: events keep their
+// order and each has its own place, at most a few nanoseconds (one per
+// event at that instant) after its virtual time, which each event's args
+// give exactly, with its number and step. A goroutine's track has a
+// "running" slice while it runs and a "blocked" slice from when it blocks
+// until it is woken (or runs again, or the trace ends).
 func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Outcome) error {
 	var out []traceEvent
 	labels := map[int32]string{}
-	at := make([]int64, len(evs)+1) // each event's place, in nanoseconds; then the end
-	for i, ev := range evs {
-		at[i] = ev.Time
-		if i > 0 && at[i] <= at[i-1] {
-			at[i] = at[i-1] + 1
-		}
-	}
-	if n := len(evs); n > 0 {
-		at[n] = at[n-1] + 1
-	}
-	us := func(ns int64) float64 { return float64(ns) / 1000 }
 	// One goroutine runs at a time: cur (none when -1), since when.
 	cur, since := int32(-1), int64(0)
 	seen := map[int32]bool{}
-	type wait struct {
-		since int64
-		what  string
-	}
-	blocked := map[int32]wait{}
 	pendingFlow := map[int32][]int64{} // flows from wakes, by the woken goroutine
 	flowID := int64(0)
-	slice := func(name string, g int32, from, to int64) {
-		d := us(max(to-from, 1))
-		out = append(out, traceEvent{Name: name, Cat: "sched", Ph: "X", Ts: us(from), Dur: &d, Pid: 1, Tid: g})
+	type blockedSince struct {
+		ts   int64
+		what string
+	}
+	blocked := map[int32]blockedSince{}
+	slice := func(name, cat string, g int32, from, to int64) {
+		d := micros(max(to-from, 1))
+		out = append(out, traceEvent{Name: name, Cat: cat, Ph: "X", Ts: micros(from), Dur: &d, Pid: 1, Tid: g})
 	}
 	stop := func(ts int64) {
 		if cur >= 0 {
-			slice("running", cur, since, ts)
+			slice("running", "sched", cur, since, ts)
 			cur = -1
+		}
+	}
+	unblock := func(g int32, ts int64) {
+		if b, ok := blocked[g]; ok {
+			slice("blocked in "+b.what, "blocked", g, b.ts, ts)
+			delete(blocked, g)
 		}
 	}
 	start := func(g int32, ts int64) {
 		stop(ts)
+		unblock(g, ts)
 		cur, since = g, ts
 		for _, id := range pendingFlow[g] {
 			id := id
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: us(ts), Pid: 1, Tid: g, ID: &id})
+			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: micros(ts), Pid: 1, Tid: g, ID: &id})
 		}
 		delete(pendingFlow, g)
 	}
+	var preempts replay.Preemptions
+	ts := int64(-1) // nanoseconds
 	for i, ev := range evs {
-		ts := at[i]
+		ts = max(ev.Time, ts+1)
 		seen[ev.G] = true
-		args := map[string]any{"step": ev.Step, "time_ns": ev.Time}
+		args := map[string]any{"event": eventNumber(int64(i)), "step": ev.Step, "time_ns": ev.Time}
 		if ev.Loc.File != "" {
 			args["at"] = fmt.Sprintf("%s:%d", filepath.Base(ev.Loc.File), ev.Loc.Line)
 			args["func"] = ev.Loc.Func
 		}
+		preempt, _ := preempts.Next(&ev)
 		if ev.G > 0 && ev.G != cur && ev.Kind != trace.KindSwitch && ev.Kind != trace.KindExit {
 			// It runs without a switch to it: a timer woke it while every
 			// goroutine was blocked.
 			start(ev.G, ts)
 		}
+		name := eventName(&ev, labels)
 		switch ev.Kind {
 		case trace.KindObject:
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
@@ -138,7 +154,12 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		case trace.KindSwitch:
 			seen[int32(ev.Arg)] = true
 			start(int32(ev.Arg), ts)
-			continue
+			if !preempt {
+				continue
+			}
+			// A preemption is worth a mark on the preempted goroutine's
+			// track: in a bug that needs one, it is the bug.
+			name = fmt.Sprintf("%s: g%d could have gone on, g%d ran", preemptWord, ev.G, ev.Arg)
 		case trace.KindSpawn:
 			seen[int32(ev.Arg)] = true
 			if ev.G == 0 && ev.Arg == 1 {
@@ -147,12 +168,9 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		case trace.KindWake:
 			flowID++
 			id := flowID
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: us(ts), Pid: 1, Tid: ev.G, ID: &id})
+			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: micros(ts), Pid: 1, Tid: ev.G, ID: &id})
 			pendingFlow[int32(ev.Arg)] = append(pendingFlow[int32(ev.Arg)], id)
-			if b, ok := blocked[int32(ev.Arg)]; ok {
-				slice(b.what, int32(ev.Arg), b.since, ts)
-				delete(blocked, int32(ev.Arg))
-			}
+			unblock(int32(ev.Arg), ts)
 		case trace.KindExit:
 			if ev.G == cur {
 				stop(ts)
@@ -161,14 +179,23 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 			if ev.G == cur {
 				stop(ts + 1) // the block is its last event until it runs again
 			}
-			blocked[ev.G] = wait{since: ts + 1, what: eventName(&ev, labels)}
+			blocked[ev.G] = blockedSince{ts + 1, strings.TrimPrefix(name, "block in ")}
 		}
-		out = append(out, traceEvent{Name: eventName(&ev, labels), Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: us(ts), Pid: 1, Tid: ev.G, Args: args})
+		if unfiredFault(&ev) {
+			continue // a draw that changed nothing, at every fault point; its args would say only that
+		}
+		out = append(out, traceEvent{Name: name, Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: micros(ts), Pid: 1, Tid: ev.G, Args: args})
 	}
-	end := at[len(evs)]
+	end := ts + 1
 	stop(end)
-	for _, g := range slices.Sorted(maps.Keys(blocked)) { // blocked to the end of the run
-		slice(blocked[g].what+" (to the end)", g, blocked[g].since, end+1)
+	stuck := make([]int32, 0, len(blocked))
+	for g := range blocked {
+		stuck = append(stuck, g)
+	}
+	slices.Sort(stuck)
+	for _, g := range stuck { // blocked at the end
+		b := blocked[g]
+		slice("blocked in "+b.what+" (never woken)", "blocked", g, b.ts, max(end, b.ts+1))
 	}
 	// Names for the process and the goroutines' tracks.
 	name := "dst: " + h.Test
@@ -190,7 +217,7 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Ts < out[j].Ts })
 	enc := json.NewEncoder(w)
-	return enc.Encode(map[string]any{"traceEvents": out, "displayTimeUnit": "ms"})
+	return enc.Encode(map[string]any{"traceEvents": out, "displayTimeUnit": "ns"})
 }
 
 func eventName(ev *trace.Event, labels map[int32]string) string {

@@ -9,11 +9,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -37,8 +40,11 @@ const (
 )
 
 // runHTML is dstreplay html: it writes the page, prints its path, and exits
-// as the other commands do for a damaged trace (after writing what it could
-// read).
+// with 0 when it wrote one. A trace cut short or damaged still makes a
+// page, of the events that could be read, and the page says so at its top
+// (and in its title): the command did what it was asked, so it does not
+// fail while leaving the file behind. The page is written atomically:
+// never a partial file.
 func runHTML(e *env, args []string) int {
 	c := lookup("html")
 	fs := c.flags(e)
@@ -71,9 +77,8 @@ func runHTML(e *env, args []string) int {
 		readErr = r.Truncated
 	}
 	if readErr != nil {
-		// What can be read is worth a page: it says where it stops.
-		fmt.Fprintf(e.stderr, "dstreplay html: %s: %v (the page shows the %d events before it)\n", in, readErr, tl.N)
-		return ExitFailure
+		// What can be read is worth a page, which says where it stops.
+		fmt.Fprintf(e.stderr, "dstreplay html: %s: %v (the page shows the %d events before it, and says so)\n", in, readErr, tl.N)
 	}
 	return ExitOK
 }
@@ -89,7 +94,7 @@ func htmlPath(path string) string {
 // failure). It is the page's inline JSON.
 type timeline struct {
 	Title   string          `json:"title"`
-	Header  []string        `json:"header"`
+	Header  []headerItem    `json:"header"`
 	Outcome *trace.Outcome  `json:"outcome"` // nil when the trace was cut short
 	Notice  string          `json:"notice,omitempty"`
 	N       int64           `json:"n"`
@@ -114,6 +119,11 @@ type timeline struct {
 	// selected when the page opens (-1: none).
 	Fail   []int64 `json:"fail"`
 	Select int64   `json:"select"`
+	// Preempt lists the switches that preempted their goroutine.
+	Preempt []int64 `json:"preempt"`
+	// Unfired counts the fault points that did not fire, which the page
+	// hides until asked.
+	Unfired int64 `json:"unfired"`
 
 	failed bool // for the template
 }
@@ -162,7 +172,7 @@ type timelineLane struct {
 // reading: the timeline then has the events before it, and the error is
 // returned too.
 func buildTimeline(r *trace.Reader) (*timeline, error) {
-	tl := &timeline{Title: r.Header.Test, Header: headerLines(&r.Header), Outcome: r.Outcome, Select: -1, Wakes: []int64{},
+	tl := &timeline{Title: r.Header.Test, Header: htmlHeader(&r.Header), Outcome: r.Outcome, Select: -1, Wakes: []int64{}, Preempt: []int64{},
 		Times: map[int64]string{}, Strs: []string{}, Locs: []timelineLoc{}, Src: map[string]map[int]string{}}
 	// The kinds in order, up to the first that the trace package does not
 	// name.
@@ -186,6 +196,7 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 	labels := map[int32]string{}
 	pending := map[int32][]int{} // wakes not yet followed by a start, by the woken goroutine (index into Wakes)
 	lastPanic := int64(-1)
+	var preempts replay.Preemptions
 	start := func(g int32, i int64) {
 		l := lane(g)
 		l.running, l.since = true, i
@@ -207,8 +218,7 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		}
 	}
 	var readErr error
-	lastKind := map[int32]trace.Kind{} // each goroutine's last event but a switch
-	n := r.Len()                       // the columns' exact size, so appending never overshoots
+	n := r.Len() // the columns' exact size, so appending never overshoots
 	cols := &tl.Ev
 	*cols = timelineColumns{Kind: make([]int8, 0, n), Step: make([]int64, 0, n), G: make([]int32, 0, n),
 		Time: make([]int64, 0, n), Arg: make([]int64, 0, n), Text: make([]int32, 0, n), Loc: make([]int32, 0, n)}
@@ -220,13 +230,15 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		}
-		// The line is "step gN time rest": rest repeats, and so do times.
-		line := strings.TrimPrefix(ev.Format(labels), fmt.Sprintf("%d g%d ", ev.Step, ev.G))
-		if ev.Kind == trace.KindSwitch && preempted(lastKind[ev.G]) {
-			line += preemptMark
-		} else if ev.Kind != trace.KindSwitch {
-			lastKind[ev.G] = ev.Kind
+		preempt, _ := preempts.Next(&ev)
+		if preempt {
+			tl.Preempt = append(tl.Preempt, i)
 		}
+		if unfiredFault(&ev) {
+			tl.Unfired++
+		}
+		// The line is "step gN time rest": rest repeats, and so do times.
+		line := strings.TrimPrefix(eventLine(&ev, labels, preempt), fmt.Sprintf("%d g%d ", ev.Step, ev.G))
 		ts, rest, _ := strings.Cut(line, " ")
 		if _, ok := tl.Times[ev.Time]; !ok {
 			tl.Times[ev.Time] = ts
@@ -438,7 +450,8 @@ func dedup(s []string) []string {
 // the outcome and the notice; the script draws the rest from Data.
 type timelinePage struct {
 	Title   string
-	Header  []string
+	Cut     bool // the trace was cut short or is damaged: the notice says how
+	Header  []headerItem
 	Outcome string // the kind and the message
 	Report  string
 	Failed  bool
@@ -457,7 +470,7 @@ func writeTimelinePage(w io.Writer, tl *timeline) error {
 	if err := enc.Encode(tl); err != nil {
 		return fmt.Errorf("encoding the timeline: %w", err)
 	}
-	p := timelinePage{Title: tl.Title, Header: tl.Header, Failed: tl.failed, Notice: tl.Notice, Data: template.JS(data.String())}
+	p := timelinePage{Title: tl.Title, Header: tl.Header, Failed: tl.failed, Notice: tl.Notice, Cut: tl.Notice != "", Data: template.JS(data.String())}
 	switch o := tl.Outcome; {
 	case o == nil:
 		p.Outcome = "unknown: the trace was cut short before the run's end"
@@ -487,4 +500,47 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// headerItem is one item of the page's header line; Title, when set, is
+// what it shortens (shown on hover).
+type headerItem struct {
+	Text  string `json:"text"`
+	Title string `json:"title,omitempty"`
+}
+
+// htmlHeader is the header as the page shows it: as show prints it, except
+// that the fault points' probabilities, one option each, are one item.
+func htmlHeader(h *trace.Header) []headerItem {
+	var items []headerItem
+	var faults []string
+	var probs []float64
+	for _, l := range headerLines(h) {
+		opt, ok := strings.CutPrefix(l, "option: fault.")
+		if !ok {
+			items = append(items, headerItem{Text: l})
+			continue
+		}
+		faults = append(faults, opt)
+		if _, v, ok := strings.Cut(opt, "="); ok {
+			if p, err := strconv.ParseFloat(v, 64); err == nil {
+				probs = append(probs, p)
+			}
+		}
+	}
+	if len(faults) == 0 {
+		return items
+	}
+	text := fmt.Sprintf("faults: %d points", len(faults))
+	if len(faults) == 1 {
+		text = "fault: " + faults[0]
+	} else if len(probs) == len(faults) {
+		lo, hi := slices.Min(probs), slices.Max(probs)
+		if lo == hi {
+			text += fmt.Sprintf(", each with probability %v", lo)
+		} else {
+			text += fmt.Sprintf(", probabilities %v to %v", lo, hi)
+		}
+	}
+	return append(items, headerItem{Text: text, Title: strings.Join(faults, "\n")})
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
+	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
@@ -108,6 +109,7 @@ func readFacts(t *testing.T, path string) traceFacts {
 	var f traceFacts
 	labels := map[int32]string{}
 	seen := map[int32]bool{}
+	var preempts replay.Preemptions
 	r.All(func(_ int64, ev trace.Event, err error) bool {
 		if err != nil {
 			return false
@@ -115,7 +117,11 @@ func readFacts(t *testing.T, path string) traceFacts {
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		}
-		f.lines = append(f.lines, ev.Format(labels))
+		line := ev.Format(labels)
+		if p, _ := preempts.Next(&ev); p { // the listings say so
+			line = strings.Replace(line, " switch ", " preempt ", 1)
+		}
+		f.lines = append(f.lines, line)
 		f.evs = append(f.evs, ev)
 		seen[ev.G] = true
 		switch ev.Kind {
@@ -142,16 +148,8 @@ func checkPage(t *testing.T, page string, p *htmlPage, f traceFacts) {
 	if p.N != int64(len(f.lines)) || len(p.Ev.Kind) != len(f.lines) || len(p.Ev.Text) != len(f.lines) {
 		t.Fatalf("the page has %d events (%d in its columns), the trace %d", p.N, len(p.Ev.Kind), len(f.lines))
 	}
-	last := map[int32]trace.Kind{} // each goroutine's last event but a switch
 	for i, want := range f.lines {
 		got := fmt.Sprintf("%d g%d %s %s", p.Ev.Step[i], p.Ev.G[i], p.Times[p.Ev.Time[i]], p.Strs[p.Ev.Text[i]])
-		// A switch away from a goroutine that could go on is marked as
-		// the preemption it is.
-		if ev := f.evs[i]; ev.Kind != trace.KindSwitch {
-			last[ev.G] = ev.Kind
-		} else if k := last[ev.G]; k != trace.KindBlock && k != trace.KindExit {
-			want += " (preemption)"
-		}
 		if got != want {
 			t.Fatalf("event %d reads %q in the page, %q in the trace", i, got, want)
 		}
@@ -331,7 +329,9 @@ func TestHTMLBadInput(t *testing.T) {
 	}
 
 	// A trace of several frames, cut short: the complete frames are shown,
-	// with a notice, and the exit code says the trace is damaged.
+	// and the page says it is cut, at its top and in its title; having
+	// written that page, the command succeeded. Regression: it wrote the
+	// page and exited with 1, a failure that leaves a file behind.
 	full := pingPongTrace(t, 3000)
 	b, err := os.ReadFile(full)
 	if err != nil {
@@ -343,18 +343,30 @@ func TestHTMLBadInput(t *testing.T) {
 	}
 	out, e, code := run("html", cut)
 	page := filepath.Join(dir, "cut.html")
-	if code != cli.ExitFailure || strings.TrimSpace(out) != page || !strings.Contains(e, "cut short") {
+	if code != cli.ExitOK || strings.TrimSpace(out) != page || !strings.Contains(e, "cut short") {
 		t.Fatalf("truncated: exit %d\nstdout: %s\nstderr: %s", code, out, e)
 	}
 	text, p := readPage(t, page)
 	f := readFacts(t, cut)
 	checkPage(t, text, p, f)
 	all := readFacts(t, full)
-	if want := readFacts(t, cut); p.N == 0 || p.N != int64(len(want.lines)) || p.N >= int64(len(all.lines)) {
-		t.Errorf("the cut trace shows %d of %d events: want those of its whole frames, %d", p.N, len(all.lines), len(want.lines))
+	whole := false // p.N ends a frame
+	for i := int64(0); i <= p.N; i += int64(trace.FrameSize(i)) {
+		whole = whole || i == p.N
 	}
-	if !strings.Contains(p.Notice, "cut short") || !strings.Contains(text, `id="notice"`) || p.Outcome != nil || !strings.Contains(text, "outcome: unknown") {
+	if p.N == 0 || !whole || p.N >= int64(len(all.lines)) {
+		t.Errorf("the cut trace shows %d of %d events: want whole frames", p.N, len(all.lines))
+	}
+	if !strings.Contains(p.Notice, "cut short") || !strings.Contains(text, `id="notice"`) || p.Outcome != nil || !strings.Contains(text, "outcome: unknown") ||
+		!strings.Contains(text, "(cut short)</title>") {
 		t.Errorf("truncated page: notice %q, outcome %+v", p.Notice, p.Outcome)
+	}
+	// Nothing else is left beside the page: it was written whole, at once.
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range left {
+		if n := filepath.Base(f); n != "junk.trace" && n != "cut.trace" && n != "cut.html" {
+			t.Errorf("%s is left beside the page", n)
+		}
 	}
 
 	// Cut before its first frame's end: no events, the header and the
@@ -367,7 +379,7 @@ func TestHTMLBadInput(t *testing.T) {
 	if err := os.WriteFile(empty, withoutFrames(t, small), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, e, code := run("html", empty); code != cli.ExitFailure || !strings.Contains(e, "cut short") {
+	if _, e, code := run("html", empty); code != cli.ExitOK || !strings.Contains(e, "cut short") {
 		t.Fatalf("cut in its first frame: exit %d %q", code, e)
 	}
 	text, p = readPage(t, filepath.Join(dir, "empty.html"))
@@ -390,7 +402,7 @@ func TestHTMLBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, e, code = run("html", corrupt)
-	if code != cli.ExitFailure || strings.TrimSpace(out) == "" || !strings.Contains(e, corrupt) {
+	if code != cli.ExitOK || strings.TrimSpace(out) == "" || !strings.Contains(e, corrupt) {
 		t.Fatalf("corrupt: exit %d\nstdout: %s\nstderr: %s", code, out, e)
 	}
 	_, p = readPage(t, strings.TrimSpace(out))
@@ -539,8 +551,10 @@ func TestHTMLChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Numbered from 1, as the stepper numbers them.
-	url := "file://" + filepath.ToSlash(abs) + "#event=" + strconv.Itoa(n+1)
+	// #event=N takes the number show gives the event. Regression: the page
+	// numbered events from 0, show and the stepper from 1.
+	num := showNumber(t, path, f.lines[n])
+	url := "file://" + filepath.ToSlash(abs) + "#event=" + strconv.Itoa(num)
 
 	dom := string(headless(t, bin, url, "--dump-dom"))
 	if !strings.Contains(dom, `data-ready="1"`) {
@@ -566,6 +580,7 @@ func TestHTMLChromium(t *testing.T) {
 	srcLine := strings.TrimSpace(strings.Split(readSource(t, f.evs[n].Loc.File), "\n")[18])
 	for _, want := range []string{
 		`id="ev-line">` + f.lines[n] + "<",
+		fmt.Sprintf("<td>event</td><td>%d of %d", num, len(f.lines)),
 		"bodies_test.go:19",
 		f.evs[n].Loc.Func,
 		`id="ev-src"`,
@@ -575,15 +590,21 @@ func TestHTMLChromium(t *testing.T) {
 			t.Errorf("the details of event %d lack %q:\n%s", n, want, det)
 		}
 	}
-	// The details number the event as the stepper does.
-	if m := regexp.MustCompile(`<td>event</td><td>(\d+)`).FindStringSubmatch(det); m == nil || m[1] != strconv.Itoa(n+1) {
-		t.Errorf("the details number event %d (from 0) as %v, want %d", n, m, n+1)
-	}
 	if !regexp.MustCompile(`<span id="failure">deadlock: all goroutines are asleep[^<]*</span>`).MatchString(dom) {
 		t.Error("no failure banner")
 	}
-	if !strings.Contains(dom, `data-drawn="spans=`) || !strings.Contains(dom, "fails=3") {
+	// The preemption is drawn, and the legend says what its mark means.
+	if !strings.Contains(dom, `data-drawn="spans=`) || !strings.Contains(dom, "fails=3") || !strings.Contains(dom, "preempts=1") {
 		t.Errorf("the canvas notes %q", regexp.MustCompile(`data-drawn="[^"]*"`).FindString(dom))
+	}
+	legend := regexp.MustCompile(`(?s)<div id="legend">(.*?)</div>`).FindStringSubmatch(dom)
+	if legend == nil {
+		t.Fatal("no legend")
+	}
+	for _, want := range []string{"running", "blocked", "wakes", "preemption", "the failure", "block", "fault"} {
+		if !strings.Contains(legend[1], ">"+want+"<") {
+			t.Errorf("the legend lacks %q:\n%s", want, legend[1])
+		}
 	}
 	rect := canvasRect(t, dom)
 
@@ -615,7 +636,7 @@ func TestHTMLChromium(t *testing.T) {
 	if err := os.WriteFile(cut, withoutFrames(t, b), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, code := run("html", cut); code != cli.ExitFailure {
+	if _, _, code := run("html", cut); code != cli.ExitOK {
 		t.Fatalf("cut: exit %d", code)
 	}
 	dom = string(headless(t, bin, "file://"+filepath.ToSlash(strings.TrimSuffix(cut, ".trace")+".html"), "--dump-dom"))
@@ -652,4 +673,23 @@ func readSource(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// showNumber is the number dstreplay show gives the event whose line is
+// line.
+func showNumber(t *testing.T, path, line string) int {
+	t.Helper()
+	out, _, _ := run("show", path)
+	for _, l := range strings.Split(out, "\n") {
+		num, rest, ok := strings.Cut(strings.TrimSpace(l), "  ")
+		if ok && rest == line {
+			n, err := strconv.Atoi(num)
+			if err != nil {
+				t.Fatalf("show's line %q has no number", l)
+			}
+			return n
+		}
+	}
+	t.Fatalf("show does not list %q:\n%s", line, out)
+	return 0
 }

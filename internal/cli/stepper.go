@@ -27,9 +27,10 @@ var stepperKeys = [][2]string{
 	{"g", "go to a step"},
 	{"home end", "the first or the last event"},
 	{"f", "jump to the failure (where the run ended)"},
-	{"/", "search: g3 (a goroutine), Lock or block (an operation), a file, any text"},
+	{"/", "search: g3 (a goroutine), Lock or block (an operation), preempt, a file, any text"},
 	{". ,", "the next or previous match of the last search"},
 	{"F", "show only some goroutines' events (1,3; empty: all)"},
+	{"a", "show or hide the fault points that did not fire (hidden at first)"},
 	{"r", "the failure's report: every goroutine's state and stack"},
 	{"?", "this help"},
 	{"q ctrl+c", "quit"},
@@ -88,6 +89,7 @@ type stepper struct {
 
 	focus  int32          // the focused goroutine; 0: the current event's
 	filter map[int32]bool // only these goroutines' events; nil: all
+	all    bool           // also the fault points that did not fire
 
 	input     inputKind // the prompt being typed, if any
 	text      string    // what has been typed
@@ -128,10 +130,10 @@ func (m *stepper) move(err error) {
 	}
 }
 
-// seek moves in dir to the next event that match accepts, saying so when
-// there is none.
-func (m *stepper) seek(dir int, what string, match func(*trace.Event) bool) {
-	ok, err := m.c.Seek(dir, match)
+// seek moves in dir to the next event that match accepts, given its
+// index, saying so when there is none.
+func (m *stepper) seek(dir int, what string, match func(int64, *trace.Event) bool) {
+	ok, err := m.c.SeekIndex(dir, match)
 	switch {
 	case err != nil:
 		m.move(err)
@@ -142,8 +144,15 @@ func (m *stepper) seek(dir int, what string, match func(*trace.Event) bool) {
 	}
 }
 
-// visible reports whether the filter shows events of goroutine g.
-func (m *stepper) visible(e *trace.Event) bool { return m.filter == nil || m.filter[e.G] }
+// visible reports whether the listing shows e: the filter shows its
+// goroutine, and it is not a fault point that did not fire, unless all
+// events are shown.
+func (m *stepper) visible(e *trace.Event) bool {
+	return (m.filter == nil || m.filter[e.G]) && (m.all || !unfiredFault(e))
+}
+
+// visibleAt is visible for seek.
+func (m *stepper) visibleAt(_ int64, e *trace.Event) bool { return m.visible(e) }
 
 // focused is the focused goroutine: the chosen one, or the current event's.
 func (m *stepper) focused() int32 {
@@ -239,7 +248,7 @@ func (m *stepper) submit(kind inputKind, text string) {
 		}
 		m.filter = f
 		if e, err := m.c.Event(); err == nil && !m.visible(&e) {
-			m.seek(1, "event of those goroutines", m.visible)
+			m.seek(1, "event of those goroutines", m.visibleAt)
 		}
 	}
 }
@@ -251,22 +260,30 @@ func (m *stepper) find(dir int) {
 		return
 	}
 	match := searchMatcher(m.search, m.c)
-	m.seek(dir, fmt.Sprintf("match for %q", m.search), func(e *trace.Event) bool { return m.visible(e) && match(e) })
+	m.seek(dir, fmt.Sprintf("match for %q", m.search), func(i int64, e *trace.Event) bool { return m.visible(e) && match(i, e) })
 }
 
-// searchMatcher returns what a search query matches: "g3" the events of
-// goroutine 3, an operation or event kind ("Lock", "block") those events,
-// anything else the events whose line, file or function contains it.
-func searchMatcher(q string, c *replay.Cursor) func(*trace.Event) bool {
+// searchMatcher returns what a search query matches, given an event and
+// its index: "g3" the events of goroutine 3, an operation or event kind
+// ("Lock", "block") those events, "preempt" the preemptions, anything else
+// the events whose line, file or function contains it.
+func searchMatcher(q string, c *replay.Cursor) func(int64, *trace.Event) bool {
 	if n, err := strconv.Atoi(strings.TrimPrefix(q, "g")); err == nil && strings.HasPrefix(q, "g") {
-		return func(e *trace.Event) bool { return e.G == int32(n) }
+		return func(_ int64, e *trace.Event) bool { return e.G == int32(n) }
 	}
-	if slices.Contains(trace.OpNames, q) || isKindName(q) {
-		return func(e *trace.Event) bool { return matchesOp(e, q) }
+	preempt := func(i int64, e *trace.Event) bool {
+		if e.Kind != trace.KindSwitch {
+			return false
+		}
+		ok, _ := c.IsPreemption(i)
+		return ok
+	}
+	if slices.Contains(trace.OpNames, q) || isKindName(q) || q == preemptWord {
+		return func(i int64, e *trace.Event) bool { return matchesOp(e, q, q == preemptWord && preempt(i, e)) }
 	}
 	lower := strings.ToLower(q)
-	return func(e *trace.Event) bool {
-		return strings.Contains(strings.ToLower(e.Format(c.Labels())), lower) ||
+	return func(i int64, e *trace.Event) bool {
+		return strings.Contains(strings.ToLower(eventLine(e, c.Labels(), preempt(i, e))), lower) ||
 			strings.Contains(strings.ToLower(e.Loc.File), lower) ||
 			strings.Contains(strings.ToLower(e.Loc.Func), lower)
 	}
@@ -311,16 +328,16 @@ func (m *stepper) key(k string) tea.Cmd {
 		}
 		m.report = 0
 	case "j", "down", "n", " ":
-		m.seek(1, "event", m.visible)
+		m.seek(1, "event", m.visibleAt)
 	case "k", "up", "p":
-		m.seek(-1, "event", m.visible)
+		m.seek(-1, "event", m.visibleAt)
 	case "J", "]", "K", "[":
 		g, dir := m.focused(), 1
 		if k == "K" || k == "[" {
 			dir = -1
 		}
 		m.focus = g
-		m.seek(dir, fmt.Sprintf("event of g%d", g), func(e *trace.Event) bool { return e.G == g })
+		m.seek(dir, fmt.Sprintf("event of g%d", g), func(_ int64, e *trace.Event) bool { return e.G == g && (m.all || !unfiredFault(e)) })
 	case "tab", "shift+tab":
 		m.cycleFocus(k == "tab")
 	case "home":
@@ -340,6 +357,16 @@ func (m *stepper) key(k string) tea.Cmd {
 		m.input = inputSearch
 	case "F":
 		m.input = inputFilter
+	case "a":
+		m.all = !m.all
+		if m.all {
+			m.say(false, "showing every event, the fault points that did not fire too")
+		} else {
+			m.say(false, "hiding the fault points that did not fire")
+			if e, err := m.c.Event(); err == nil && !m.visible(&e) {
+				m.seek(1, "event shown", m.visibleAt)
+			}
+		}
 	case ".":
 		m.find(1)
 	case ",":

@@ -188,12 +188,12 @@ func TestStepperFocusedGoroutine(t *testing.T) {
 func TestStepperSearchAndFilter(t *testing.T) {
 	m := stepperOn(t, deadlockTrace(t))
 	press(m, "/Lock", "enter")
-	if e := m.event(t); !matchesOp(&e, "Lock") {
+	if e := m.event(t); !matchesOp(&e, "Lock", false) {
 		t.Fatalf("search Lock: at %s", e.Format(nil))
 	}
 	first := m.c.Index()
 	press(m, ".")
-	if e := m.event(t); !matchesOp(&e, "Lock") || m.c.Index() <= first {
+	if e := m.event(t); !matchesOp(&e, "Lock", false) || m.c.Index() <= first {
 		t.Fatalf(". : at %d %s", m.c.Index(), e.Format(nil))
 	}
 	press(m, ",")
@@ -259,7 +259,7 @@ func TestStepperScreen(t *testing.T) {
 	}
 	// The switch that preempted g2 says so; the others, away from
 	// goroutines that blocked, do not.
-	if n := strings.Count(view, "switch to=3 choice=1 of=2 (preemption)"); n != 1 || strings.Count(view, "(preemption)") != 1 {
+	if n := strings.Count(view, "preempt to=3 choice=1 of=2"); n != 1 || strings.Count(view, " preempt ") != 1 {
 		t.Errorf("the preemption is marked %d times:\n%s", n, view)
 	}
 	if n := len(regexp.MustCompile(`(?m)^. g\d+ +blocked `).FindAllString(section(view, "goroutines (3)"), -1)); n != 3 {

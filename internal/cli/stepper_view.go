@@ -26,6 +26,7 @@ var (
 	styleDim     = lipgloss.NewStyle().Faint(true)
 	styleCurrent = lipgloss.NewStyle().Reverse(true)
 	styleRule    = lipgloss.NewStyle().Foreground(lipgloss.Color("6"))
+	stylePreempt = lipgloss.NewStyle().Foreground(lipgloss.Color("5")).Bold(true)
 )
 
 // View renders the screen.
@@ -102,7 +103,7 @@ func (m *stepper) headerLines() []string {
 	}
 	pos := "before the first event"
 	if e, err := m.c.Event(); err == nil {
-		pos = fmt.Sprintf("event %d/%d  step %d  %s  g%d", m.c.Index()+1, m.c.Len(), e.Step, time.Duration(e.Time), e.G)
+		pos = fmt.Sprintf("event %d/%d  step %d  %s  g%d", eventNumber(m.c.Index()), m.c.Len(), e.Step, time.Duration(e.Time), e.G)
 	}
 	pos += fmt.Sprintf("  running g%d  focus g%d", m.c.Running(), m.focused())
 	if m.filter != nil {
@@ -158,16 +159,19 @@ func (m *stepper) eventLines(n int) []string {
 	for _, i := range idx {
 		e, err := m.c.Peek(i)
 		if err != nil {
-			out = append(out, styleBad.Render(fmt.Sprintf("  %*d  %v", width, i+1, err)))
+			out = append(out, styleBad.Render(fmt.Sprintf("  %*d  %v", width, eventNumber(i), err)))
 			break
 		}
-		l := fmt.Sprintf("%*d  %s", width, i+1, e.Format(m.c.Labels()))
-		if e.Kind == trace.KindSwitch && m.preemption(i, e.G) {
-			l += preemptMark
+		preempt := false
+		if e.Kind == trace.KindSwitch {
+			preempt, _ = m.c.IsPreemption(i)
 		}
+		l := fmt.Sprintf("%*d  %s", width, eventNumber(i), eventLine(&e, m.c.Labels(), preempt))
 		switch {
 		case i == cur:
 			out = append(out, styleCurrent.Render("▶ "+l))
+		case preempt:
+			out = append(out, stylePreempt.Render("  "+l))
 		case e.G == m.focused():
 			out = append(out, "  "+l)
 		default:
@@ -354,21 +358,4 @@ func outcomeText(o *trace.Outcome) string {
 func firstLineOf(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// preemption reports whether the switch at event i, away from goroutine g,
-// is a preemption: g's last event before it (switches aside) left it
-// runnable. It looks back a bounded way; g's op event is usually just
-// before.
-func (m *stepper) preemption(i int64, g int32) bool {
-	for j := i - 1; j >= 0 && j >= i-64; j-- {
-		e, err := m.c.Peek(j)
-		if err != nil {
-			return false
-		}
-		if e.G == g && e.Kind != trace.KindSwitch {
-			return preempted(e.Kind)
-		}
-	}
-	return false
 }

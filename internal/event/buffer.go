@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// FrameEvents is how many events a frame holds at most (see frameSize). Frames are compressed
+// FrameEvents is how many events a frame holds at most (see FrameSize). Frames are compressed
 // independently, so a reader decodes one frame to reach any event.
 const FrameEvents = 4096
 
@@ -26,7 +26,7 @@ type Frame struct {
 	FirstStep int64
 	FirstTime int64
 	N         int // events in the frame
-	size      int // events it may hold (frameSize)
+	size      int // events it may hold (FrameSize)
 	strs      []string
 	index     []int32 // open addressing over strs: string index + 1
 	buf       []byte
@@ -235,18 +235,18 @@ func (b *Buffer) frameFor(step, t int64) *Frame {
 // first, at step and virtual time t, with room for size bytes of events.
 func NewFrame(first, step, t int64, size int) *Frame {
 	return &Frame{First: first, FirstStep: step, FirstTime: t, prevStep: step, prevTime: t,
-		size: frameSize(first), buf: make([]byte, 0, max(size, maxEventBytes))}
+		size: FrameSize(first), buf: make([]byte, 0, max(size, maxEventBytes))}
 }
 
 // Full reports whether the frame holds as many events as it may.
 func (f *Frame) Full() bool { return f.N >= f.size }
 
-// frameSize is how many events the frame that starts at event first may
+// FrameSize is how many events the frame that starts at event first may
 // hold: a quarter of the events before it, from 16 up to FrameEvents. A
 // trace cut short is read up to its last whole frame, so it keeps at least
 // four fifths of the events before the cut (all but the first 16), while a
 // long trace's frames are FrameEvents long and compress as well as ever.
-func frameSize(first int64) int { return int(min(FrameEvents, max(16, first/4))) }
+func FrameSize(first int64) int { return int(min(FrameEvents, max(16, first/4))) }
 
 // maxEventBytes bounds one event's encoding: the header byte, three
 // varints of 64 bits, up to five fields and a location of three more.
