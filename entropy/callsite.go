@@ -36,6 +36,7 @@ func (s *Source) callerKey() Key {
 	if runtime.Callers(3, pc[:]) == 0 {
 		return KeyOf("?")
 	}
+	s.lastPC = pc[0]
 	return s.sites.lookup(pc[0])
 }
 

@@ -3,6 +3,8 @@ package entropy
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
+	"strconv"
 )
 
 // defaultStopLimit is the stop limit of a new Source; see Keyed.Stop.
@@ -28,6 +30,8 @@ type Source struct {
 	stopNo    int // "no" answers from Stop so far
 	stopLimit int
 	sites     siteCache
+	lastPC    uintptr    // the call site of the last call-site draw (callerKey)
+	observe   func(Draw) // see Observe
 
 	// Replay state. Replay builds queues, items, index and data; draws only
 	// read them, apart from advancing each queue's cursor.
@@ -584,46 +588,114 @@ func (k Keyed) Stop() bool {
 //
 //go:norace
 //go:noinline
-func (s *Source) Uint64() uint64 { return s.At(s.callerKey()).Uint64() }
+func (s *Source) Uint64() uint64 {
+	v := s.At(s.callerKey()).Uint64()
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Uint64() = %d", v))
+	}
+	return v
+}
 
 // Int64 is At(key of the calling site).Int64.
 //
 //go:norace
 //go:noinline
-func (s *Source) Int64() int64 { return s.At(s.callerKey()).Int64() }
+func (s *Source) Int64() int64 {
+	v := s.At(s.callerKey()).Int64()
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Int64() = %d", v))
+	}
+	return v
+}
 
 // IntRange is At(key of the calling site).IntRange.
 //
 //go:norace
 //go:noinline
-func (s *Source) IntRange(lo, hi int) int { return s.At(s.callerKey()).IntRange(lo, hi) }
+func (s *Source) IntRange(lo, hi int) int {
+	v := s.At(s.callerKey()).IntRange(lo, hi)
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("IntRange(%d, %d) = %d", lo, hi, v))
+	}
+	return v
+}
 
 // Bool is At(key of the calling site).Bool.
 //
 //go:norace
 //go:noinline
-func (s *Source) Bool(p float64) bool { return s.At(s.callerKey()).Bool(p) }
+func (s *Source) Bool(p float64) bool {
+	v := s.At(s.callerKey()).Bool(p)
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Bool(%v) = %v", p, v))
+	}
+	return v
+}
 
 // Choice is At(key of the calling site).Choice.
 //
 //go:norace
 //go:noinline
-func (s *Source) Choice(n int) int { return s.At(s.callerKey()).Choice(n) }
+func (s *Source) Choice(n int) int {
+	v := s.At(s.callerKey()).Choice(n)
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Choice(%d) = %d", n, v))
+	}
+	return v
+}
 
 // Weighted is At(key of the calling site).Weighted.
 //
 //go:norace
 //go:noinline
-func (s *Source) Weighted(weights []uint64) int { return s.At(s.callerKey()).Weighted(weights) }
+func (s *Source) Weighted(weights []uint64) int {
+	v := s.At(s.callerKey()).Weighted(weights)
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Weighted(%v) = %d", weights, v))
+	}
+	return v
+}
 
 // Bytes is At(key of the calling site).Bytes.
 //
 //go:norace
 //go:noinline
-func (s *Source) Bytes(n int) []byte { return s.At(s.callerKey()).Bytes(n) }
+func (s *Source) Bytes(n int) []byte {
+	v := s.At(s.callerKey()).Bytes(n)
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Bytes(%d) = %x", n, v))
+	}
+	return v
+}
 
 // Stop is At(key of the calling site).Stop.
 //
 //go:norace
 //go:noinline
-func (s *Source) Stop() bool { return s.At(s.callerKey()).Stop() }
+func (s *Source) Stop() bool {
+	v := s.At(s.callerKey()).Stop()
+	if s.observe != nil {
+		s.observed(fmt.Sprintf("Stop() = %v", v))
+	}
+	return v
+}
+
+// Draw is a value the call-site methods served (Uint64, IntRange, ...), as
+// a report shows it: the call and its result, and where it was made.
+type Draw struct {
+	Call string // "IntRange(1, 6) = 4"
+	Site string // "store_test.go:42"
+}
+
+// Observe has f called with each value the call-site methods serve from
+// now on (the scheduler's own draws, through At, are not), so that a
+// report can show what a failing run drew; nil stops it. It costs a
+// formatted string and a symbol lookup per draw: a harness observes the
+// one run it reports, not every run it explores. f must not draw.
+func (s *Source) Observe(f func(Draw)) { s.observe = f }
+
+// observed tells the observer about the draw call just made.
+func (s *Source) observed(call string) {
+	frame, _ := runtime.CallersFrames([]uintptr{s.lastPC}).Next()
+	s.observe(Draw{Call: call, Site: baseName(frame.File) + ":" + strconv.Itoa(frame.Line)})
+}

@@ -96,6 +96,15 @@ func (g *G) Log(s string) {
 	}
 }
 
+// Drew records that g drew a value for the test, as a report shows it
+// ("IntRange(1, 6) = 4 at store_test.go:42").
+//
+//go:norace
+func (g *G) Drew(s string) {
+	r := g.run
+	r.draws = append(r.draws, fmt.Sprintf("[goroutine %d] %s", g.ID, s))
+}
+
 // TraceSelect records that g's select chose case chosen among n ready ones.
 //
 //go:norace

@@ -17,8 +17,10 @@ type endState struct {
 	failure  *Failure
 	errors   []string // the body's reported errors (t.Error), for a failure at the end
 
-	// What the body reported besides failing.
+	// What the body reported besides failing, and the values it drew
+	// (when the harness observes them).
 	logs     []string
+	draws    []string
 	faults   []FaultEvent
 	faultOff bool
 

@@ -47,6 +47,7 @@ type Config struct {
 type Outcome struct {
 	Failure  *Failure // nil when the run passed
 	Logs     []string // what the body logged, in order
+	Draws    []string // the values the body drew, in order, when the harness observed them (G.Drew)
 	Steps    int      // scheduling points
 	Switches int      // times the running goroutine changed
 	// Preemptions counts switches away from a goroutine that could have
@@ -220,6 +221,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	return &Outcome{
 		Failure:     r.failure,
 		Logs:        r.logs,
+		Draws:       r.draws,
 		Steps:       r.steps,
 		Switches:    r.switches,
 		Preemptions: r.preempts,

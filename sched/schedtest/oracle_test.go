@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -556,4 +557,20 @@ func TestObjectStateFromOutsideIsMisuse(t *testing.T) {
 		rw.RUnlock()
 		mu.Unlock()
 	})
+}
+
+// A failure's result (and the report Test prints from it) lists the values
+// the body drew, with where, as the failing run drew them.
+func TestReportShowsValuesDrawn(t *testing.T) {
+	res := testutil.Fails(t, schedtest.Options{Iterations: 50}, schedtest.TestFailed, func(t *schedtest.T) {
+		n := t.Entropy().IntRange(1, 6)
+		if t.Entropy().Bool(0.5) {
+			t.Errorf("unlucky: %d", n)
+		}
+	})
+	drawn := strings.Join(res.Draws, "\n")
+	m := regexp.MustCompile(`^\[goroutine 1\] IntRange\(1, 6\) = (\d) at oracle_test\.go:\d+\n\[goroutine 1\] Bool\(0\.5\) = true at oracle_test\.go:\d+$`).FindStringSubmatch(drawn)
+	if m == nil || !strings.Contains(res.Failure.Error(), "unlucky: "+m[1]) {
+		t.Errorf("the values drawn are not listed as drawn:\n%s\n%s", drawn, res.Failure.Error())
+	}
 }

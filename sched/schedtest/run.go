@@ -34,6 +34,9 @@ type Result struct {
 	Faults []string
 	// Logs is what the body logged through T.
 	Logs []string
+	// Draws is the values the body drew from T.Entropy, each with where,
+	// in a run re-executed with source locations (a failure's).
+	Draws []string
 	// Recording is every value drawn from the entropy during the run;
 	// Options.Recording replays it.
 	Recording *entropy.Recording
@@ -236,6 +239,14 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 			s.stream.Stream(cfg.Trace)
 		}
 	}
+	if detail {
+		src.Observe(func(d entropy.Draw) {
+			if g := engine.Current(); g != nil {
+				g.Drew(d.Call + " at " + d.Site)
+			}
+		})
+		defer src.Observe(nil)
+	}
 	t := &T{TB: tb, name: name}
 	out := engine.Execute(cfg, func() { body(t) })
 	t.runCleanups()
@@ -328,6 +339,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 		Preemptions: out.Preemptions,
 		Goroutines:  out.Goroutines,
 		Logs:        out.Logs,
+		Draws:       out.Draws,
 		Recording:   rec,
 		Trace:       buf,
 		Stall:       out.Stall,

@@ -252,6 +252,16 @@ func failureReport(name string, o Options, x exploration) string {
 			fmt.Fprintf(&b, "  %s\n", f)
 		}
 	}
+	if len(res.Draws) > 0 {
+		fmt.Fprintf(&b, "\nvalues drawn:\n")
+		for i, d := range res.Draws {
+			if i == maxDrawsShown {
+				fmt.Fprintf(&b, "  ... and %d more\n", len(res.Draws)-i)
+				break
+			}
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
 	if len(res.Logs) > 0 {
 		fmt.Fprintf(&b, "\nlog:\n")
 		for _, l := range res.Logs {
@@ -271,6 +281,9 @@ func failureReport(name string, o Options, x exploration) string {
 	}
 	return b.String()
 }
+
+// maxDrawsShown bounds the values drawn a report lists.
+const maxDrawsShown = 20
 
 // traceLine is a go test command that replays the trace file.
 func traceLine(name, file string) string {
