@@ -130,7 +130,7 @@ func RecoverCrash(corpusDir string, worker int, failDir, test string, output []b
 		return "", err
 	}
 	note := fmt.Sprintf("The worker process running %s died while running the input %s.\n"+
-		"Replay it with: go test -run '%s' -dst.input=%s\n\nIts last output:\n%s",
+		"Replay it, in the directory of the test's package, with: go test -count=1 -run '%s' -dst.input=%s\n\nIts last output:\n%s",
 		test, path, gotest.RunPattern(test), path, output)
 	if err := atomicfile.WriteBytes(strings.TrimSuffix(path, ".input")+".txt", true, []byte(note)); err != nil {
 		return path, err
