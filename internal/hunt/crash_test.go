@@ -234,7 +234,7 @@ func TestRecoverCrash(t *testing.T) {
 	for _, s := range []string{
 		string(output),
 		"-dst.input=" + path,
-		"go test -run '" + gotest.RunPattern(test) + "' -dst.input=" + path,
+		"go test -count=1 -run '" + gotest.RunPattern(test) + "' -dst.input=" + path,
 	} {
 		if !bytes.Contains(note, []byte(s)) {
 			t.Errorf("the note does not contain %q:\n%s", s, note)
