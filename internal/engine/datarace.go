@@ -127,16 +127,16 @@ func parseRace(text string) []raceAccess {
 	return out
 }
 
-// firstUserLine is the first frame of the user's in a report's stack: its
-// lines come in pairs, a function and its file and line.
+// firstUserLine is the first frame of the user's in a race report's stack,
+// whose lines come in pairs, a function and its file and line, indented
+// with spaces rather than a runtime stack's tabs.
 func firstUserLine(stack string) *Location {
 	lines := strings.Split(stack, "\n")
+	var frames [][]string
 	for i := 0; i+1 < len(lines); i += 2 {
-		if l, ok := userFrame([]string{strings.TrimSpace(lines[i]), lines[i+1]}); ok {
-			return &l
-		}
+		frames = append(frames, []string{strings.TrimSpace(lines[i]), lines[i+1]})
 	}
-	return nil
+	return firstUser(frames)
 }
 
 // whoRaced names the goroutine of an access, which is not goroutine not:

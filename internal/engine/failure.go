@@ -170,6 +170,12 @@ func (r *Run) blockedPlaces() string {
 // the user's (see userFrame).
 func firstUserFrame(stack string) *Location {
 	_, frames := splitFrames(stack)
+	return firstUser(frames)
+}
+
+// firstUser is the first of frames (each its function line and its file
+// line) that is the user's, or nil.
+func firstUser(frames [][]string) *Location {
 	for _, fr := range frames {
 		if l, ok := userFrame(fr); ok {
 			return &l

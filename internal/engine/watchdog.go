@@ -138,11 +138,8 @@ func (r *Run) noteStall(d time.Duration) {
 		state = header[i+1 : j]
 	}
 	where := ""
-	for _, fr := range frames {
-		if l, ok := userFrame(fr); ok {
-			where = ", at " + l.String()
-			break
-		}
+	if l := firstUser(frames); l != nil {
+		where = ", at " + l.String()
 	}
 	note := fmt.Sprintf("goroutine %d ran for at least %v without reaching a scheduling point, in state %q%s: "+
 		"blocking outside the scheduler (time.Sleep, I/O, a plain channel or sync lock) makes runs slow, and "+
