@@ -160,6 +160,7 @@ type Run struct {
 	exitSync, endSync uint64
 
 	coroState
+	shadowState
 }
 
 // Execute runs body as goroutine 1 of a new run and returns when the run has

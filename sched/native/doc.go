@@ -1,0 +1,25 @@
+// Package native runs Go's built-in concurrency on the scheduler, for code
+// that dstreplay test has rewritten: the code keeps its types (a chan T stays
+// a chan T, a *time.Timer a *time.Timer) and its statements become calls to
+// this package (a send on ch becomes Send(ch, v), a go statement Go, a select
+// a switch over Select). Inside a run each call is a scheduling point of the
+// scheduler, which keeps, per run, what stands for each native channel and
+// timer (a *chans.Chan, a *vtime.Timer); outside a run each is the statement
+// it replaced.
+//
+// Code written by hand uses packages sched, chans, vtime and sched/context
+// instead; this package is what generated code calls, and its functions'
+// names follow the construct they replace.
+//
+// # What a run sees
+//
+// A channel made inside a run (by a rewritten make) belongs to the run. A
+// channel made outside it and used inside (a package-level channel) is
+// adopted at its first use: the run starts from the values it holds and
+// whether it is closed, and what the run sends on it stays in the run. A
+// close inside a run also closes the channel natively, so that code that is
+// not rewritten (the standard library) sees it. A goroutine that is not
+// managed (started by code that is not rewritten) and that sends on a
+// channel the run has adopted is reported as a misuse, naming the channel:
+// the scheduler cannot see it.
+package native
