@@ -1,6 +1,6 @@
 module github.com/dstgo/dst
 
-go 1.26
+go 1.26.0
 
 // go tool dstreplay works in this module as in a user's (see README).
 tool github.com/dstgo/dst/cmd/dstreplay
@@ -13,6 +13,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261
 	go.uber.org/goleak v1.3.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -29,6 +30,8 @@ require (
 	github.com/muesli/termenv v0.16.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
-	golang.org/x/sys v0.36.0 // indirect
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.3.8 // indirect
 )

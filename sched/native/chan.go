@@ -167,3 +167,7 @@ func Default() chans.Case { return chans.Default() }
 
 // Block is select {} inside a run: the goroutine blocks forever.
 func Block() { chans.Select() }
+
+// Elem is the zero value of c's element type, for the temporaries of a
+// rewritten select.
+func Elem[T any](c <-chan T) (v T) { return }

@@ -1,0 +1,192 @@
+package rewrite
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/dstgo/dst/internal/atomicfile"
+)
+
+// Options say which packages to rewrite for a go test run.
+type Options struct {
+	Dir      string   // where go runs (the module under test)
+	Patterns []string // the packages to test: they and every package of their module they import are rewritten
+	Rewrite  []string // import path patterns (with ...) of dependencies to rewrite too
+	Env      []string // the environment of go (nil: this process's)
+	Flags    []string // build flags (-tags, -race, ...)
+	CacheDir string   // where rewritten files and the overlay go
+}
+
+// Overlay rewrites the packages opts names and returns the path of a go
+// build -overlay file that compiles them rewritten, and the number of files
+// it replaces. Files on disk are never changed. A construct the rewrite
+// cannot carry over is an error listing every such place.
+func Overlay(opts Options) (string, int, error) {
+	if opts.CacheDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return "", 0, fmt.Errorf("rewrite: no cache directory: %w", err)
+		}
+		opts.CacheDir = filepath.Join(dir, "dstreplay", "rewrite")
+	}
+	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
+		return "", 0, fmt.Errorf("rewrite: %w", err)
+	}
+	targets, err := targets(opts)
+	if err != nil {
+		return "", 0, err
+	}
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+		Dir: opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: true,
+	}
+	pkgs, err := packages.Load(cfg, targets...)
+	if err != nil {
+		return "", 0, fmt.Errorf("rewrite: loading the packages: %w", err)
+	}
+	replace := map[string]string{}
+	done := map[string]bool{}
+	var errs []error
+	for _, p := range pkgs {
+		for _, e := range p.Errors {
+			errs = append(errs, e)
+		}
+		if len(p.Errors) > 0 || p.TypesInfo == nil {
+			continue
+		}
+		for i, f := range p.Syntax {
+			name := p.Fset.File(f.Pos()).Name()
+			if done[name] || i >= len(p.CompiledGoFiles) || !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			done[name] = true
+			src, err := os.ReadFile(name)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src)
+			for _, e := range ferrs {
+				errs = append(errs, e)
+			}
+			if out == nil {
+				continue
+			}
+			path, err := store(opts.CacheDir, out)
+			if err != nil {
+				return "", 0, err
+			}
+			replace[name] = path
+		}
+	}
+	if len(errs) > 0 {
+		return "", 0, joinSorted(errs)
+	}
+	data, err := json.MarshalIndent(struct{ Replace map[string]string }{replace}, "", "\t")
+	if err != nil {
+		return "", 0, err
+	}
+	path, err := store(opts.CacheDir, data)
+	if err != nil {
+		return "", 0, err
+	}
+	return path, len(replace), nil
+}
+
+// targets lists the packages to rewrite: those under test, the packages of
+// their module they import, and the dependencies opts.Rewrite matches; never
+// the standard library, nor the tool's own packages.
+func targets(opts Options) ([]string, error) {
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+		Dir:  opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: true,
+	}
+	pkgs, err := packages.Load(cfg, opts.Patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("rewrite: listing the packages: %w", err)
+	}
+	set := map[string]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		path := p.PkgPath
+		if strings.HasSuffix(path, ".test") || toolPackage(path) {
+			return
+		}
+		if p.Module != nil && p.Module.Main || matchAny(opts.Rewrite, path) {
+			set[path] = true
+		}
+	})
+	if len(set) == 0 {
+		return nil, errors.New("rewrite: no package to rewrite: the patterns match no package of this module")
+	}
+	list := make([]string, 0, len(set))
+	for p := range set {
+		list = append(list, p)
+	}
+	sort.Strings(list)
+	return list, nil
+}
+
+// toolPackage reports whether path is one of this tool's packages (its
+// examples are code under test).
+func toolPackage(path string) bool {
+	rest, ok := strings.CutPrefix(path, "github.com/dstgo/dst/")
+	return ok && !strings.HasPrefix(rest, "examples/") || path == "github.com/dstgo/dst"
+}
+
+// matchAny reports whether an import path matches one of the patterns, as
+// go list's ... wildcard does.
+func matchAny(patterns []string, path string) bool {
+	for _, p := range patterns {
+		if p == path {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "/..."); ok && (path == prefix || strings.HasPrefix(path, prefix+"/")) {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(p, "..."); ok && strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// store writes data under its hash in dir, so that an unchanged rewrite is
+// the same file and go's build cache keeps its compilation.
+func store(dir string, data []byte) (string, error) {
+	sum := sha256.Sum256(data)
+	ext := ".go"
+	if len(data) > 0 && data[0] == '{' {
+		ext = ".json"
+	}
+	path := filepath.Join(dir, hex.EncodeToString(sum[:16])+ext)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	if err := atomicfile.WriteBytes(path, false, data); err != nil {
+		return "", fmt.Errorf("rewrite: %w", err)
+	}
+	return path, nil
+}
+
+func joinSorted(errs []error) error {
+	msgs := make([]string, 0, len(errs))
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if s := e.Error(); !seen[s] {
+			seen[s] = true
+			msgs = append(msgs, s)
+		}
+	}
+	sort.Strings(msgs)
+	return errors.New(strings.Join(msgs, "\n"))
+}

@@ -1,0 +1,291 @@
+// Package rewrite turns Go's built-in concurrency in a type-checked file
+// into calls to the scheduler's shims (package sched/native and its
+// siblings), for dstreplay test: go statements, channel operations, select,
+// the sync and sync/atomic types and functions, package time's clock and
+// timers, package context's cancelable contexts, runtime.Gosched and the
+// global functions of math/rand. Types are kept, except those of sync and
+// sync/atomic, which become their sched counterparts (same method sets).
+//
+// The rewrite edits the file's text in place, so comments and layout stay,
+// and marks every edit with a /*line*/ directive: positions in the
+// compiled code (stack traces, reports, traces, delve) are those of the
+// original file. A construct the rewrite cannot carry over is an error that
+// names its place; nothing is skipped silently.
+package rewrite
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The import paths of what rewritten code calls.
+const (
+	NativePath = "github.com/dstgo/dst/sched/native"
+	SchedPath  = "github.com/dstgo/dst/sched"
+	AtomicPath = "github.com/dstgo/dst/sched/atomic"
+)
+
+// The names rewritten code gives the shims' packages and its temporaries;
+// a leading underscore and the prefix keep them apart from the user's.
+const (
+	nativeName = "_dstn"
+	schedName  = "_dsts"
+	atomicName = "_dsta"
+	tmpPrefix  = "_dst"
+)
+
+// Error is a construct the rewrite cannot carry over, at its place.
+type Error struct {
+	Pos token.Position
+	Msg string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
+
+// File rewrites one file of a type-checked package. name is the path the
+// directives give (the original file's); src is its text as parsed into f.
+// It returns nil when the file has nothing to rewrite.
+func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src []byte) ([]byte, []*Error) {
+	r := &fileRewriter{
+		editor: editor{src: src, tf: fset.File(f.Pos()), name: name},
+		fset:   fset,
+		file:   f,
+		info:   info,
+		uses:   map[string]bool{},
+		commaOK: map[ast.Expr]bool{},
+		labels: map[*ast.SelectStmt]*ast.LabeledStmt{},
+		gotos:  map[string]bool{},
+		called: map[*ast.SelectorExpr]bool{},
+	}
+	r.collect()
+	for i := len(r.nodes) - 1; i >= 0; i-- { // every node after its descendants
+		r.node(r.nodes[i])
+	}
+	if len(r.errs) > 0 {
+		sort.Slice(r.errs, func(i, j int) bool { return r.errs[i].Pos.Offset < r.errs[j].Pos.Offset })
+		return nil, r.errs
+	}
+	if len(r.edits) == 0 {
+		return nil, nil
+	}
+	r.imports()
+	return []byte(r.render(0, len(src))), nil
+}
+
+type fileRewriter struct {
+	editor
+	fset    *token.FileSet
+	file    *ast.File
+	info    *types.Info
+	nodes   []ast.Node
+	uses    map[string]bool              // shim packages the rewritten file calls
+	touched []string                     // local names of the rewritten standard packages the file imports
+	commaOK map[ast.Expr]bool            // receives that are v, ok := <-c
+	labels  map[*ast.SelectStmt]*ast.LabeledStmt
+	gotos   map[string]bool // labels a goto names
+	called  map[*ast.SelectorExpr]bool // selectors that are called
+	ntmp    int
+	errs    []*Error
+}
+
+func (r *fileRewriter) errorf(p token.Pos, format string, args ...any) {
+	r.errs = append(r.errs, &Error{Pos: r.fset.Position(p), Msg: fmt.Sprintf(format, args...)})
+}
+
+// collect lists the file's nodes in preorder and notes what a node's
+// rewrite needs to know of its parent.
+func (r *fileRewriter) collect() {
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		if n == nil {
+			return false
+		}
+		r.nodes = append(r.nodes, n)
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+				r.noteCommaOK(n.Rhs[0])
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 2 && len(n.Values) == 1 {
+				r.noteCommaOK(n.Values[0])
+			}
+		case *ast.CallExpr:
+			if s, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				r.called[s] = true
+			}
+		case *ast.LabeledStmt:
+			if s, ok := n.Stmt.(*ast.SelectStmt); ok {
+				r.labels[s] = n
+			}
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO && n.Label != nil {
+				r.gotos[n.Label.Name] = true
+			}
+		}
+		return true
+	})
+}
+
+func (r *fileRewriter) noteCommaOK(e ast.Expr) {
+	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		r.commaOK[u] = true
+	}
+}
+
+func (r *fileRewriter) use(pkg string) string {
+	r.uses[pkg] = true
+	switch pkg {
+	case SchedPath:
+		return schedName
+	case AtomicPath:
+		return atomicName
+	}
+	return nativeName
+}
+
+func (r *fileRewriter) tmp() string {
+	r.ntmp++
+	return tmpPrefix + strconv.Itoa(r.ntmp)
+}
+
+func (r *fileRewriter) text(n ast.Node) string { return r.sub(n.Pos(), n.End()) }
+
+func (r *fileRewriter) node(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.GoStmt:
+		r.goStmt(n)
+	case *ast.SendStmt:
+		r.replace(n.Pos(), n.End(), r.use(NativePath)+".To("+r.text(n.Chan)+").Send("+r.text(n.Value)+")")
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW {
+			fn := ".Recv("
+			if r.commaOK[n] {
+				fn = ".RecvOK("
+			}
+			r.replace(n.Pos(), n.End(), r.use(NativePath)+fn+r.text(n.X)+")")
+		}
+	case *ast.CallExpr:
+		r.call(n)
+	case *ast.RangeStmt:
+		if chanOf(r.info.TypeOf(n.X)) != nil {
+			r.replace(n.X.Pos(), n.X.End(), r.use(NativePath)+".Range("+r.text(n.X)+")")
+		}
+	case *ast.SelectStmt:
+		r.selectStmt(n)
+	case *ast.SelectorExpr:
+		r.selector(n)
+	case *ast.Ident:
+		if obj := r.info.Uses[n]; obj != nil && obj.Pkg() != nil && obj.Pkg().Name() != "" {
+			// A dot import's name: the same rewrite as pkg.Name.
+			if obj.Parent() == obj.Pkg().Scope() && obj.Pkg() != r.pkg() {
+				if text, ok := r.replacement(obj); ok {
+					r.replace(n.Pos(), n.End(), text)
+				}
+			}
+		}
+	}
+}
+
+func (r *fileRewriter) pkg() *types.Package {
+	if obj := r.info.Defs[r.file.Name]; obj != nil {
+		return obj.Pkg()
+	}
+	return nil
+}
+
+// chanOf is the channel type of t, or of its core type; nil if t is not
+// one.
+func chanOf(t types.Type) *types.Chan {
+	if t == nil {
+		return nil
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Chan:
+		return u
+	case *types.Interface: // a type parameter's constraint
+		var c *types.Chan
+		for i := 0; i < u.NumEmbeddeds(); i++ {
+			if un, ok := u.EmbeddedType(i).(*types.Union); ok {
+				for j := 0; j < un.Len(); j++ {
+					ch, ok := un.Term(j).Type().Underlying().(*types.Chan)
+					if !ok {
+						return nil
+					}
+					c = ch
+				}
+			} else if ch := chanOf(u.EmbeddedType(i)); ch != nil {
+				c = ch
+			}
+		}
+		return c
+	}
+	return nil
+}
+
+// replacement is what a reference to a standard package's object becomes,
+// if it is rewritten.
+func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
+	if obj.Pkg() == nil {
+		return "", false
+	}
+	path, name := obj.Pkg().Path(), obj.Name()
+	switch path {
+	case "sync":
+		switch name {
+		case "Mutex", "RWMutex", "WaitGroup", "Once", "Cond", "NewCond", "OnceFunc", "OnceValue", "OnceValues":
+			return r.use(SchedPath) + "." + name, true
+		}
+	case "sync/atomic":
+		return r.use(AtomicPath) + "." + name, true
+	case "time":
+		switch name {
+		case "Now", "Since", "Until", "Sleep", "After", "Tick", "NewTimer", "NewTicker", "AfterFunc":
+			return r.use(NativePath) + "." + name, true
+		}
+	case "context":
+		switch name {
+		case "WithCancel", "WithCancelCause", "WithDeadline", "WithDeadlineCause", "WithTimeout", "WithTimeoutCause", "Cause":
+			return r.use(NativePath) + "." + name, true
+		case "AfterFunc":
+			return r.use(NativePath) + ".ContextAfterFunc", true
+		}
+	case "runtime":
+		if name == "Gosched" {
+			return r.use(SchedPath) + ".Yield", true
+		}
+	case "math/rand":
+		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") && name != "Seed" {
+			return r.use(NativePath) + ".Rand()." + name, true
+		}
+	case "math/rand/v2":
+		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") {
+			if name == "N" {
+				return r.use(NativePath) + ".RandN", true
+			}
+			return r.use(NativePath) + ".RandV2()." + name, true
+		}
+	}
+	return "", false
+}
+
+// selector rewrites pkg.Name for the standard objects that have shims, and
+// refuses the method values of timers, which would run the standard
+// methods on a timer of the run.
+func (r *fileRewriter) selector(s *ast.SelectorExpr) {
+	if id, ok := s.X.(*ast.Ident); ok {
+		if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+			if text, ok := r.replacement(r.info.Uses[s.Sel]); ok {
+				r.replace(s.Pos(), s.End(), text)
+			}
+			return
+		}
+	}
+	if sel := r.info.Selections[s]; sel != nil && timerMethod(sel.Obj()) != "" && !r.called[s] {
+		r.errorf(s.Pos(), "the method value %s of %s cannot be rewritten: call it (%s())", s.Sel.Name, sel.Recv(), s.Sel.Name)
+	}
+}

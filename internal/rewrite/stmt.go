@@ -1,0 +1,361 @@
+package rewrite
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+	"strings"
+)
+
+// timerMethod is the shim of a method of *time.Timer or *time.Ticker, or "".
+func timerMethod(obj types.Object) string {
+	f, ok := obj.(*types.Func)
+	if !ok || f.Pkg() == nil || f.Pkg().Path() != "time" {
+		return ""
+	}
+	recv := f.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return ""
+	}
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok {
+		return ""
+	}
+	switch n.Obj().Name() + "." + f.Name() {
+	case "Timer.Stop":
+		return "TimerStop"
+	case "Timer.Reset":
+		return "TimerReset"
+	case "Ticker.Stop":
+		return "TickerStop"
+	case "Ticker.Reset":
+		return "TickerReset"
+	}
+	return ""
+}
+
+// call rewrites the builtins on channels and the methods of timers.
+func (r *fileRewriter) call(c *ast.CallExpr) {
+	fun := ast.Unparen(c.Fun)
+	if id, ok := fun.(*ast.Ident); ok {
+		if _, ok := r.info.Uses[id].(*types.Builtin); ok {
+			r.builtin(c, id.Name)
+		}
+		return
+	}
+	s, ok := fun.(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	sel := r.info.Selections[s]
+	if sel == nil || sel.Kind() != types.MethodVal {
+		return
+	}
+	shim := timerMethod(sel.Obj())
+	if shim == "" {
+		return
+	}
+	recv := r.receiver(s, sel)
+	args := []string{recv}
+	for _, a := range c.Args {
+		args = append(args, r.text(a))
+	}
+	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
+}
+
+// receiver is the expression of a method call's receiver, through the
+// embedded fields the selector goes through, as a pointer.
+func (r *fileRewriter) receiver(s *ast.SelectorExpr, sel *types.Selection) string {
+	x := "(" + r.text(s.X) + ")"
+	t := sel.Recv()
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		f := t.Underlying().(*types.Struct).Field(i)
+		x += "." + f.Name()
+		t = f.Type()
+	}
+	if _, ok := t.Underlying().(*types.Pointer); !ok {
+		x = "&" + x
+	}
+	return x
+}
+
+func (r *fileRewriter) builtin(c *ast.CallExpr, name string) {
+	if len(c.Args) == 0 {
+		return
+	}
+	ch := chanOf(r.info.TypeOf(c.Args[0]))
+	switch name {
+	case "close":
+		if ch != nil {
+			r.replace(c.Pos(), c.End(), r.use(NativePath)+".Close("+r.text(c.Args[0])+")")
+		}
+	case "len":
+		if ch != nil {
+			fn := ".Len("
+			if ch.Dir() == types.SendOnly {
+				fn = ".LenSend("
+			}
+			r.replace(c.Pos(), c.End(), r.use(NativePath)+fn+r.text(c.Args[0])+")")
+		}
+	case "make":
+		if chanOf(r.info.TypeOf(c.Args[0])) == nil {
+			return
+		}
+		n := "0"
+		if len(c.Args) > 1 {
+			n = r.text(c.Args[1])
+			if t := r.info.TypeOf(c.Args[1]); t == nil || !types.Identical(t, types.Typ[types.Int]) {
+				n = "int(" + n + ")"
+			}
+		}
+		r.replace(c.Pos(), c.End(), r.use(NativePath)+".Make["+r.text(c.Args[0])+"]("+n+")")
+	}
+}
+
+// goStmt rewrites go f(args): the function value and the arguments are
+// evaluated at the statement, as Go does, and the call runs in a goroutine
+// of the run.
+func (r *fileRewriter) goStmt(g *ast.GoStmt) {
+	call := g.Call
+	fun := ast.Unparen(call.Fun)
+	native := r.use(NativePath)
+	if lit, ok := fun.(*ast.FuncLit); ok && len(call.Args) == 0 && lit.Type.Results == nil {
+		r.replace(g.Pos(), g.End(), native+".Go("+r.text(call.Fun)+")")
+		return
+	}
+	sig, _ := r.info.TypeOf(call.Fun).(*types.Signature)
+	if tv, ok := r.info.Types[call.Fun]; ok && tv.Type != nil {
+		sig, _ = tv.Type.Underlying().(*types.Signature)
+	}
+	isBuiltin, static, generic := false, false, false
+	var name *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		name = f
+	case *ast.SelectorExpr:
+		if id, ok := f.X.(*ast.Ident); ok {
+			if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+				name = f.Sel
+			}
+		}
+	}
+	if name != nil {
+		switch r.info.Uses[name].(type) {
+		case *types.Builtin:
+			isBuiltin = true
+		case *types.Func:
+			static = true // a function's name: nothing to evaluate
+		}
+		_, generic = r.info.Instances[name]
+	}
+	if isBuiltin {
+		// go close(c), go println(x): the arguments are evaluated in the
+		// new goroutine (a difference from Go's order, for builtins only).
+		r.replace(g.Pos(), g.End(), native+".Go(func() { "+r.text(call)+" })")
+		return
+	}
+	simple := sig != nil && !generic && !sig.Variadic() && !call.Ellipsis.IsValid() &&
+		sig.Params().Len() == len(call.Args) && sig.Params().Len() <= 4 && sig.Results().Len() <= 2
+	if simple {
+		var args []string
+		for _, a := range call.Args {
+			args = append(args, r.text(a))
+		}
+		if sig.Params().Len() == 0 && sig.Results().Len() == 0 {
+			r.replace(g.Pos(), g.End(), native+".Go("+r.text(call.Fun)+")")
+			return
+		}
+		name := ".Go" + strconv.Itoa(sig.Params().Len())
+		if k := sig.Results().Len(); k > 0 {
+			name += "R" + strconv.Itoa(k)
+		}
+		r.replace(g.Pos(), g.End(), native+name+"("+r.text(call.Fun)+").Start("+strings.Join(args, ", ")+")")
+		return
+	}
+	// Any other call: evaluate the function value and the arguments into
+	// temporaries now, call in the new goroutine. Constants stay in place
+	// (they convert to the parameter's type there), and so does a
+	// function's name (a generic one could not be a value).
+	var names, vals, args []string
+	f := r.text(call.Fun)
+	if !static {
+		t := r.tmp()
+		names, vals, f = append(names, t), append(vals, f), t
+	}
+	for _, a := range call.Args {
+		if tv, ok := r.info.Types[a]; ok && (tv.Value != nil || tv.IsNil() || tv.IsType()) {
+			args = append(args, r.text(a))
+			continue
+		}
+		t := r.tmp()
+		names, vals, args = append(names, t), append(vals, r.text(a)), append(args, t)
+	}
+	callText := f + "(" + strings.Join(args, ", ")
+	if call.Ellipsis.IsValid() {
+		callText += "..."
+	}
+	callText += ")"
+	pre := ""
+	if len(names) > 0 {
+		pre = strings.Join(names, ", ") + " := " + strings.Join(vals, ", ") + "; "
+	}
+	r.replace(g.Pos(), g.End(), "{ "+pre+native+".Go(func() { "+callText+" }) }")
+}
+
+// selectStmt rewrites a select into: its channels and values evaluated once,
+// in source order; inside a run, the scheduler's Select, outside one, Go's
+// select over the same temporaries, either giving the index of the case
+// that proceeded; then a switch on that index whose clauses are the
+// original cases' bodies, in place. break in a body breaks the switch as it
+// broke the select; a label on the select labels the switch.
+func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
+	native := r.use(NativePath)
+	if len(s.Body.List) == 0 { // select {}
+		r.insert(s.Pos(), "if "+native+".Running() { "+native+".Block() }; ")
+		return
+	}
+	start := s.Pos()
+	label := ""
+	if l := r.labels[s]; l != nil {
+		if r.gotos[l.Label.Name] {
+			r.errorf(l.Pos(), "goto %s: a goto to a labeled select cannot be rewritten", l.Label.Name)
+			return
+		}
+		start, label = l.Pos(), l.Label.Name+": "
+	}
+	n := r.tmp()
+	var evalNames, evalVals, decls, sched, native0 []string
+	clauses := make([]string, len(s.Body.List))
+	for i, st := range s.Body.List {
+		cc := st.(*ast.CommClause)
+		is := strconv.Itoa(i)
+		c, v, rv, ok := n+"c"+is, n+"v"+is, n+"r"+is, n+"ok"+is
+		idx := n + "i = " + is
+		head := "case " + is + ":"
+		if i == len(s.Body.List)-1 {
+			head = "default:"
+		}
+		switch comm := cc.Comm.(type) {
+		case nil:
+			sched = append(sched, native+".Default()")
+			native0 = append(native0, "default: "+idx)
+		case *ast.SendStmt:
+			evalNames, evalVals = append(evalNames, c), append(evalVals, r.text(comm.Chan))
+			val := v
+			if tv, ok := r.info.Types[comm.Value]; ok && (tv.Value != nil || tv.IsNil()) {
+				val = r.text(comm.Value) // a constant converts to the element type at the send
+			} else {
+				evalNames, evalVals = append(evalNames, v), append(evalVals, r.text(comm.Value))
+			}
+			sched = append(sched, native+".To("+c+").Case("+val+")")
+			native0 = append(native0, "case "+c+" <- "+val+": "+idx)
+		default:
+			recv, lhs, tok := r.recvComm(cc.Comm)
+			if recv == nil {
+				r.errorf(cc.Pos(), "a select case of this form cannot be rewritten")
+				return
+			}
+			evalNames, evalVals = append(evalNames, c), append(evalVals, r.text(recv.X))
+			decls = append(decls, "var "+rv+" = "+native+".Elem("+c+"); var "+ok+" bool")
+			sched = append(sched, native+".CaseRecv("+c+", &"+rv+", &"+ok+")")
+			native0 = append(native0, "case "+rv+", "+ok+" = <-"+c+": "+idx)
+			switch len(lhs) {
+			case 1:
+				head += " " + r.text(lhs[0]) + " " + tok + " " + rv + ";"
+			case 2:
+				head += " " + r.text(lhs[0]) + ", " + r.text(lhs[1]) + " " + tok + " " + rv + ", " + ok + ";"
+			}
+		}
+		clauses[i] = head
+	}
+	var b strings.Builder
+	b.WriteString("{ ")
+	if len(evalNames) > 0 {
+		b.WriteString(strings.Join(evalNames, ", ") + " := " + strings.Join(evalVals, ", ") + "; ")
+	}
+	for _, d := range decls {
+		b.WriteString(d + "; ")
+	}
+	b.WriteString("var " + n + "i int; ")
+	b.WriteString("if " + native + ".Running() { " + n + "i = " + native + ".Select(" + strings.Join(sched, ", ") + ") } ")
+	b.WriteString("else { select { " + strings.Join(native0, "; ") + " } }; ")
+	b.WriteString(label + "switch " + n + "i {")
+	r.replace(start, s.Body.Lbrace+1, b.String())
+	for i, st := range s.Body.List {
+		cc := st.(*ast.CommClause)
+		r.replace(cc.Case, cc.Colon+1, clauses[i])
+	}
+	r.insert(s.End(), "}")
+}
+
+// recvComm takes a receive case apart: the receive, the left-hand sides
+// and the assignment's token.
+func (r *fileRewriter) recvComm(s ast.Stmt) (*ast.UnaryExpr, []ast.Expr, string) {
+	var x ast.Expr
+	var lhs []ast.Expr
+	tok := ""
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		x = s.X
+	case *ast.AssignStmt:
+		if len(s.Rhs) != 1 {
+			return nil, nil, ""
+		}
+		x, lhs, tok = s.Rhs[0], s.Lhs, s.Tok.String()
+	}
+	u, ok := ast.Unparen(x).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return nil, nil, ""
+	}
+	return u, lhs, tok
+}
+
+// imports adds the shims' imports after the package clause and keeps the
+// rewritten standard imports used.
+func (r *fileRewriter) imports() {
+	var specs []string
+	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}} {
+		if r.uses[p.path] {
+			specs = append(specs, p.name+" "+strconv.Quote(p.path))
+		}
+	}
+	if len(specs) > 0 {
+		r.insert(r.file.Name.End(), "; import ("+strings.Join(specs, "; ")+")")
+	}
+	// An import whose every use was rewritten would be unused.
+	blank := map[string]string{
+		"sync": "NewCond", "sync/atomic": "LoadInt32", "time": "Now", "context": "Background",
+		"runtime": "Gosched", "math/rand": "Int", "math/rand/v2": "Int",
+	}
+	var uses []string
+	for _, imp := range r.file.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		sym, ok := blank[path]
+		if !ok {
+			continue
+		}
+		name := path[strings.LastIndexByte(path, '/')+1:]
+		if path == "math/rand/v2" {
+			name = "rand"
+		}
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name == "_" || name == "." {
+			continue
+		}
+		uses = append(uses, "var _ = "+name+"."+sym)
+	}
+	if len(uses) > 0 {
+		r.insert(r.tf.Pos(len(r.src)), "\n"+strings.Join(uses, "\n")+"\n")
+	}
+}
