@@ -24,13 +24,14 @@ var layers = []struct {
 	{name: "foundations", pkgs: []string{"entropy", "internal/event", "internal/atomicfile", "internal/gotest", "internal/chanlink"}},
 	{name: "engine and trace format", pkgs: []string{"internal/engine", "trace"}},
 	{name: "schedule", pkgs: []string{"internal/schedule"}},
-	{name: "shims", pkgs: []string{"sched", "sched/atomic", "chans", "vtime", "sched/context"},
-		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"}}},
+	{name: "shims", pkgs: []string{"sched", "sched/atomic", "chans", "vtime", "sched/context", "sched/native"},
+		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"},
+			{"sched/native", "chans"}, {"sched/native", "vtime"}, {"sched/native", "sched/context"}}},
 	{name: "playback and hunt engine", pkgs: []string{"replay", "internal/hunt"}},
 	{name: "harness", pkgs: []string{"sched/schedtest"}},
 	{name: "test support", pkgs: []string{"internal/testutil"}},
-	{name: "command", pkgs: []string{"internal/cli", "cmd/dstreplay"},
-		within: [][2]string{{"cmd/dstreplay", "internal/cli"}}},
+	{name: "command", pkgs: []string{"internal/rewrite", "internal/cli", "cmd/dstreplay"},
+		within: [][2]string{{"cmd/dstreplay", "internal/cli"}, {"internal/cli", "internal/rewrite"}}},
 	{name: "examples", pkgs: []string{"examples/..."}},
 }
 
@@ -127,7 +128,7 @@ func TestShimsLinkNoHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	shims := []string{"sched", "sched/atomic", "sched/context", "chans", "vtime"}
+	shims := []string{"sched", "sched/atomic", "sched/context", "chans", "vtime", "sched/native"}
 	var args []string
 	for _, s := range shims {
 		args = append(args, module+"/"+s)

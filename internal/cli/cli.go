@@ -50,6 +50,8 @@ func init() {
 		{name: "debug", args: "[flags] trace [-- dlv flags]", short: "start delve on the recorded test, stopped at a step of the replay", run: runDebug, long: debugHelp},
 		{name: "hunt", args: "[flags] [packages]", short: "hunt for failing schedules with many worker processes", run: runHunt,
 			long: huntHelp},
+		{name: "test", args: "[-rewrite patterns] [packages] [go test flags]", short: "go test with Go's own concurrency rewritten onto the scheduler", run: runTest,
+			long: testHelp},
 		{name: "help", args: "[command]", short: "describe the commands", run: runHelp},
 	}
 }

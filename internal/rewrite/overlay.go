@@ -190,3 +190,7 @@ func joinSorted(errs []error) error {
 	sort.Strings(msgs)
 	return errors.New(strings.Join(msgs, "\n"))
 }
+
+// EnvMarker is the environment variable dstreplay test sets for go test, so
+// that the harness prints reproduce lines that rewrite too.
+const EnvMarker = "DST_REWRITTEN"

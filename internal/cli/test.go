@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/dstgo/dst/internal/rewrite"
+)
+
+const testHelp = `Test runs go test on the packages with their code rewritten at compile time, so that Go's
+own concurrency (go statements, channels, select, sync, sync/atomic, time, context,
+runtime.Gosched, math/rand) runs on the scheduler inside a schedtest run, and as written
+outside one. Nothing on disk changes: the rewritten files go to the user cache directory and
+into go test through -overlay, so go's build cache keeps their compilation. Every package of
+the module that the tested packages import is rewritten; -rewrite adds dependencies. Reports,
+traces, the stepper and delve show the original files and lines.
+
+The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
+goes to go test as given. A construct the rewrite cannot carry over is an error naming its
+file and line, and nothing runs.
+
+  dstreplay test ./... -run TestCache -dst.schedules=1000`
+
+// testBoolFlags are go test's flags that take no value, to tell a package
+// pattern from a flag's value.
+var testBoolFlags = map[string]bool{"v": true, "race": true, "short": true, "failfast": true, "json": true,
+	"cover": true, "benchmem": true, "x": true, "n": true, "a": true, "trimpath": true, "msan": true,
+	"asan": true, "work": true, "i": true, "c": true, "fullpath": true, "modcacherw": true}
+
+func runTest(e *env, args []string) int {
+	c := lookup("test")
+	fs := c.flags(e)
+	fs.String("rewrite", "", "also rewrite the dependencies matching `patterns` (comma-separated import paths, with ...)")
+	fs.Bool("overlay", false, "print the path of the -overlay file and stop (for go build, go vet, gopls)")
+	var extra []string
+	overlayOnly := false
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, hasValue := flagName(a)
+		switch name {
+		case "h", "help":
+			code := ExitOK
+			c.parse(fs, []string{"-h"}, anyArgs, &code)
+			return code
+		case "rewrite":
+			v := ""
+			if hasValue {
+				v = a[strings.IndexByte(a, '=')+1:]
+			} else if i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if v == "" {
+				fmt.Fprintf(e.stderr, "dstreplay test: -rewrite wants import path patterns\n")
+				return ExitUsage
+			}
+			extra = append(extra, strings.Split(v, ",")...)
+			continue
+		case "overlay":
+			overlayOnly = true
+			continue
+		}
+		rest = append(rest, a)
+	}
+	patterns, flags := splitTestArgs(rest)
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
+		return ExitUsage
+	}
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Flags: flags})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
+		return ExitFailure
+	}
+	if overlayOnly {
+		fmt.Fprintln(e.stdout, path)
+		return ExitOK
+	}
+	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", n, path)
+	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"=1")
+	if err := cmd.Run(); err != nil {
+		var xe *exec.ExitError
+		if errors.As(err, &xe) {
+			return xe.ExitCode()
+		}
+		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// splitTestArgs picks the package patterns out of go test's arguments, and
+// the build flags that change what loads (-tags, -race).
+func splitTestArgs(args []string) (patterns, build []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, hasValue := flagName(a)
+		if a == "--" || a == "-args" || a == "--args" {
+			break // the test binary's arguments
+		}
+		if name == "" {
+			patterns = append(patterns, a)
+			continue
+		}
+		switch {
+		case name == "race":
+			build = append(build, "-race")
+		case name == "tags" && hasValue:
+			build = append(build, a)
+		case name == "tags" && i+1 < len(args):
+			build = append(build, "-tags="+args[i+1])
+		}
+		if !hasValue && !testBoolFlags[name] && !strings.HasPrefix(name, "dst.") && i+1 < len(args) {
+			i++ // the flag's value
+		}
+	}
+	return patterns, build
+}
