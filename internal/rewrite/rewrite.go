@@ -52,15 +52,15 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // It returns nil when the file has nothing to rewrite.
 func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src []byte) ([]byte, []*Error) {
 	r := &fileRewriter{
-		editor: editor{src: src, tf: fset.File(f.Pos()), name: name},
-		fset:   fset,
-		file:   f,
-		info:   info,
-		uses:   map[string]bool{},
+		editor:  editor{src: src, tf: fset.File(f.Pos()), name: name},
+		fset:    fset,
+		file:    f,
+		info:    info,
+		uses:    map[string]bool{},
 		commaOK: map[ast.Expr]bool{},
-		labels: map[*ast.SelectStmt]*ast.LabeledStmt{},
-		gotos:  map[string]bool{},
-		called: map[*ast.SelectorExpr]bool{},
+		labels:  map[*ast.SelectStmt]*ast.LabeledStmt{},
+		gotos:   map[string]bool{},
+		called:  map[*ast.SelectorExpr]bool{},
 	}
 	r.collect()
 	for i := len(r.nodes) - 1; i >= 0; i-- { // every node after its descendants
@@ -83,11 +83,11 @@ type fileRewriter struct {
 	file    *ast.File
 	info    *types.Info
 	nodes   []ast.Node
-	uses    map[string]bool              // shim packages the rewritten file calls
-	touched []string                     // local names of the rewritten standard packages the file imports
-	commaOK map[ast.Expr]bool            // receives that are v, ok := <-c
+	uses    map[string]bool   // shim packages the rewritten file calls
+	touched []string          // local names of the rewritten standard packages the file imports
+	commaOK map[ast.Expr]bool // receives that are v, ok := <-c
 	labels  map[*ast.SelectStmt]*ast.LabeledStmt
-	gotos   map[string]bool // labels a goto names
+	gotos   map[string]bool            // labels a goto names
 	called  map[*ast.SelectorExpr]bool // selectors that are called
 	ntmp    int
 	errs    []*Error

@@ -244,6 +244,7 @@ func SwapUintptr(addr *uintptr, new uintptr) (old uintptr) {
 	pointFunc(engine.OpAtomicSwap)
 	return atomic.SwapUintptr(addr, new)
 }
+
 // pointFunc is the scheduling point before a function's operation, op: it
 // has no object of its own (the address is the user's).
 func pointFunc(op engine.Op) {
