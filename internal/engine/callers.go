@@ -123,6 +123,25 @@ func callerLoc() *Location {
 	}
 }
 
+// entryFunc is the function of the user's that the calling goroutine
+// runs: the outermost frame of its stack outside the tool, as a goroutine
+// profile's "created by" line names the frame above it.
+func entryFunc() string {
+	var pcs [128]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	entry := ""
+	for {
+		f, more := frames.Next()
+		if !ours(f.File, f.Function) {
+			entry = f.Function
+		}
+		if !more {
+			return entry
+		}
+	}
+}
+
 // loc dereferences an optional location.
 func loc(l *Location) Location {
 	if l == nil {

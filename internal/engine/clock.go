@@ -33,11 +33,13 @@ type ClockFaults struct {
 	MaxLate         time.Duration // by up to this much
 	JumpProbability float64       // when the clock advances, it jumps further
 	MaxJump         time.Duration // by up to this much
+	BusyProbability float64       // at a scheduling point, the clock advances to the next timer though goroutines could run
 }
 
 var (
 	keyTimerOrder = entropy.KeyOf("sched.timer.order")
 	keyLate       = entropy.KeyOf("sched.clock.late")
+	keyBusy       = entropy.KeyOf("sched.clock.busy")
 	keyJump       = entropy.KeyOf("sched.clock.jump")
 )
 

@@ -222,7 +222,7 @@ func (r *Run) snapshot() []GState {
 		if g.state == gExited {
 			continue
 		}
-		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt)}
+		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt), Runs: g.entry}
 		if g.obj != nil {
 			st.Holder, st.HeldAt = int(g.obj.holder), loc(g.obj.heldAt)
 		}

@@ -54,6 +54,7 @@ type GState struct {
 	Obj     string // on what, e.g. "Mutex#2"
 	At      Location
 	Spawned Location
+	Runs    string   // the function of the user's it runs (detail mode)
 	Holder  int      // for a goroutine blocked on a lock: who holds it
 	HeldAt  Location // and where it locked it
 }
@@ -110,6 +111,9 @@ func (g GState) String() string {
 		fmt.Fprintf(&b, "\n      started by goroutine %d", g.Parent)
 		if g.Spawned.File != "" {
 			fmt.Fprintf(&b, " at %s", g.Spawned)
+		}
+		if g.Runs != "" {
+			fmt.Fprintf(&b, ", runs %s", shortFunc(g.Runs))
 		}
 	}
 	return b.String()

@@ -69,6 +69,9 @@ func (g *G) Point(op Op, o *Obj) {
 			// function returns. It belongs to where the goroutine started.
 			g.at = g.spawnAt
 		}
+		if g.entry == "" {
+			g.entry = entryFunc()
+		}
 	}
 	if r.tr != nil {
 		r.recordOp(event.KindOp, g, op, o)
@@ -88,6 +91,8 @@ func (g *G) Point(op Op, o *Obj) {
 	r.changePoints(g)
 	if len(r.timers) > 0 && r.timers[0].when <= r.now {
 		r.fireDue()
+	} else if p := r.cfg.ClockFaults.BusyProbability; p > 0 && len(r.timers) > 0 && r.src.At(keyBusy).Bool(p) {
+		r.advance() // time passes while goroutines compute
 	}
 	if len(r.runnable) == 1 {
 		return

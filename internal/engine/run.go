@@ -104,6 +104,7 @@ type G struct {
 	obj     *Obj
 	at      *Location // detail mode: where the current operation was called
 	spawnAt *Location // detail mode: where sched.Go was called
+	entry   string    // detail mode: the function of the user's it runs (its outermost frame of the user's)
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
 	ri      int       // its index in Run.runnable while it is runnable

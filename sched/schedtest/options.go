@@ -124,6 +124,13 @@ type ClockFaults struct {
 	// the next timer, it jumps further, by up to MaxJump.
 	JumpProbability float64
 	MaxJump         time.Duration
+	// BusyProbability is the probability, at a scheduling point while a
+	// timer is pending, that the clock advances to it though goroutines
+	// could still run: time passes while they compute, as it does outside
+	// the scheduler. Without it the clock moves only when every goroutine
+	// is blocked, and a goroutine that spins (polls, or loops with a
+	// default case) keeps every timer from firing.
+	BusyProbability float64
 }
 
 const (
@@ -279,7 +286,7 @@ func (o Options) withDefaults() (Options, error) {
 	case o.FaultProbability < 0 || o.FaultProbability > 1:
 		return o, fmt.Errorf("sched: FaultProbability is %v, must be in [0, 1]", o.FaultProbability)
 	}
-	if f := o.ClockFaults; f.LateProbability < 0 || f.LateProbability > 1 || f.JumpProbability < 0 || f.JumpProbability > 1 || f.MaxLate < 0 || f.MaxJump < 0 {
+	if f := o.ClockFaults; f.LateProbability < 0 || f.LateProbability > 1 || f.JumpProbability < 0 || f.JumpProbability > 1 || f.BusyProbability < 0 || f.BusyProbability > 1 || f.MaxLate < 0 || f.MaxJump < 0 {
 		return o, fmt.Errorf("sched: ClockFaults %+v: probabilities must be in [0, 1] and bounds positive", f)
 	}
 	for name, p := range o.Faults {

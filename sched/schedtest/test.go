@@ -287,10 +287,7 @@ const maxDrawsShown = 20
 
 // traceLine is a go test command that replays the trace file.
 func traceLine(name, file string) string {
-	args := []string{"go", "test"}
-	if engine.RaceEnabled {
-		args = append(args, "-race")
-	}
+	args := goTest()
 	return strings.Join(append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)), "-dst.trace="+file), " ")
 }
 
@@ -387,26 +384,34 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 // pruneLine is the go test command that replays the current package's
 // saved failures, to which -dst.prune is added.
 func pruneLine() string {
-	args := []string{"go", "test"}
-	if engine.RaceEnabled {
-		args = append(args, "-race")
-	}
+	args := goTest()
 	return strings.Join(append(args, packageDir(), "-count=1"), " ")
 }
 
 // reproduceLine is a go test command that runs exactly schedule s of test
 // name, from the module root.
 func reproduceLine(name string, o Options, s plan) string {
-	args := []string{"go", "test"}
-	if engine.RaceEnabled {
-		args = append(args, "-race")
-	}
+	args := goTest()
 	args = append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)))
 	args = append(args, s.Flags()...)
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
 	return strings.Join(args, " ")
+}
+
+// goTest is the command that runs the test again, with -race if this run
+// has it: go test, or, for code that dstreplay test rewrote, the same
+// through dstreplay (plain go test would run the code as written).
+func goTest() []string {
+	args := []string{"go", "test"}
+	if os.Getenv("DST_REWRITTEN") != "" {
+		args = []string{"go", "tool", "dstreplay", "test"}
+	}
+	if engine.RaceEnabled {
+		args = append(args, "-race")
+	}
+	return args
 }
 
 func shellQuote(s string) string {

@@ -82,6 +82,9 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	if f := o.ClockFaults; f != (ClockFaults{}) {
 		h.Options = append(h.Options, fmt.Sprintf("clock.late=%v,%v", f.LateProbability, f.MaxLate),
 			fmt.Sprintf("clock.jump=%v,%v", f.JumpProbability, f.MaxJump))
+		if f.BusyProbability > 0 {
+			h.Options = append(h.Options, fmt.Sprintf("clock.busy=%v", f.BusyProbability))
+		}
 	}
 	slices.Sort(h.Options)
 	return h
@@ -130,6 +133,8 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 			zone = v
 		case k == "clock.late":
 			o.ClockFaults.LateProbability, o.ClockFaults.MaxLate, err = probAndBound(v)
+		case k == "clock.busy":
+			o.ClockFaults.BusyProbability, err = strconv.ParseFloat(v, 64)
 		case k == "clock.jump":
 			o.ClockFaults.JumpProbability, o.ClockFaults.MaxJump, err = probAndBound(v)
 		}

@@ -1,0 +1,358 @@
+package rewrite_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/internal/rewrite"
+)
+
+// gokerHarness runs every kernel the package registers under the
+// scheduler, each unmodified but rewritten, for up to 1000 schedules, and
+// prints one JSON line per kernel: whether a schedule failed, which, how,
+// and the blocked goroutines of the report (function, wait reason in the
+// words of Go's goroutine profiles).
+const gokerHarness = `package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+var (
+	blockedRE = regexp.MustCompile(` + "`" + `^goroutine \d+(?: \(test body\))?: blocked in (.+?)(?:, held by goroutine \d+)?$` + "`" + `)
+	atRE      = regexp.MustCompile(` + "`" + `(?m)^\s+at \S+ \((.+)\)$` + "`" + `)
+	runsRE    = regexp.MustCompile(` + "`" + `, runs (\S+)$` + "`" + `)
+)
+
+// blocked lists a report's blocked goroutines as Go's goroutine leak
+// profile test names them: the function the goroutine runs, and the wait
+// reason.
+func blocked(report string) []string {
+	var out []string
+	for _, g := range strings.Split(report, "\n  goroutine ")[1:] {
+		lines := strings.Split("goroutine "+g, "\n")
+		m := blockedRE.FindStringSubmatch(lines[0])
+		if m == nil {
+			continue
+		}
+		fn := ""
+		if a := atRE.FindStringSubmatch(g); a != nil {
+			fn = a[1]
+		}
+		for _, l := range lines {
+			if r := runsRE.FindStringSubmatch(strings.TrimSpace(l)); r != nil {
+				fn = r[1]
+			}
+		}
+		out = append(out, fn+"(...) ["+reason(m[1])+"]")
+	}
+	return out
+}
+
+func reason(what string) string {
+	if strings.HasPrefix(what, "select") {
+		return "select"
+	}
+	if !strings.Contains(what, ".") {
+		return strings.ToLower(what) // Sleep
+	}
+	obj, op := what, ""
+	if i := strings.LastIndexByte(what, '.'); i >= 0 {
+		obj, op = what[:i], what[i+1:]
+	}
+	nilChan := strings.HasPrefix(obj, "nil")
+	switch {
+	case op == "Send" && nilChan:
+		return "chan send (nil chan)"
+	case op == "Recv" && nilChan:
+		return "chan receive (nil chan)"
+	case op == "Send":
+		return "chan send"
+	case op == "Recv":
+		return "chan receive"
+	}
+	if i := strings.IndexAny(obj, "#@ "); i >= 0 {
+		obj = obj[:i]
+	}
+	return "sync." + obj + "." + op
+}
+
+// maxSteps bounds a run: a kernel starts up to 10,000 copies of its bug.
+const maxSteps = 1_000_000
+
+func TestGoKer(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = null // the kernels print their leak profiles
+	defer func() { os.Stdout = stdout }()
+	var names []string
+	for name := range cmds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if filter := os.Getenv("GOKER_RUN"); filter != "" && !regexp.MustCompile(filter).MatchString(name) {
+			continue
+		}
+		f := cmds[name]
+		start := time.Now()
+		res, err := schedtest.Explore(schedtest.Options{Iterations: 1000, Time: 20 * time.Second, Seed: 1, MaxSteps: maxSteps}, func(*schedtest.T) { f() })
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := map[string]any{"name": name, "schedules": res.Schedule, "seconds": time.Since(start).Seconds()}
+		if res.Failure != nil {
+			line["kind"] = string(res.Failure.Kind)
+			line["schedule"] = res.Schedule
+			b := blocked(res.Failure.Error())
+			line["blocked"] = b
+			if len(b) == 0 || os.Getenv("GOKER_REPORT") != "" {
+				line["report"] = res.Failure.Error()
+			}
+		}
+		b, _ := json.Marshal(line)
+		fmt.Fprintf(stdout, "GOKER %s\n", b)
+	}
+}
+`
+
+// gokerResult is one kernel's line.
+type gokerResult struct {
+	Name      string   `json:"name"`
+	Kind      string   `json:"kind"`
+	Schedule  int      `json:"schedule"`
+	Schedules int      `json:"schedules"`
+	Blocked   []string `json:"blocked"`
+	Report    string   `json:"report"`
+}
+
+// groundTruth reads, from Go's own test, the goroutines each GoKer kernel is
+// expected to leave blocked: regular expressions over profile lines.
+func groundTruth(t *testing.T, goroot string) map[string][]*regexp.Regexp {
+	path := filepath.Join(goroot, "src", "runtime", "goroutineleakprofile_test.go")
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatalf("reading the ground truth: %v", err)
+	}
+	truth := map[string][]*regexp.Regexp{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		if !ok || (id.Name != "makeTest" && id.Name != "makeFlakyTest") || len(call.Args) == 0 {
+			return true
+		}
+		var strs []string
+		for _, a := range call.Args {
+			lit, ok := a.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, _ := strconv.Unquote(lit.Value)
+			strs = append(strs, s)
+		}
+		var res []*regexp.Regexp
+		for _, s := range strs[1:] {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				t.Fatalf("ground truth %s: %v", strs[0], err)
+			}
+			res = append(res, re)
+		}
+		truth[strs[0]] = res
+		return true
+	})
+	return truth
+}
+
+// TestGoKer runs the blocking bug kernels of GoBench that ship with Go
+// (MIT licensed), read in place from GOROOT, each unmodified through the
+// rewrite under the scheduler, and checks that every one is found within
+// 1000 schedules. With DST_GOKER_TABLE=file it writes the table of results
+// (BENCHMARKS.md shows it).
+func TestGoKer(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds a module of its own and runs for minutes (once, without -race)")
+	}
+	goroot := runtime.GOROOT()
+	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
+		goroot = strings.TrimSpace(string(out))
+	}
+	src := filepath.Join(goroot, "src", "runtime", "testdata", "testgoroutineleakprofile", "goker")
+	kernels, _ := filepath.Glob(filepath.Join(src, "*.go"))
+	if len(kernels) == 0 {
+		t.Skipf("no GoKer kernels in %s (they ship with Go 1.26 and later)", src)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "goker")
+	if err := os.Mkdir(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The kernels stay where Go ships them: the package's files are
+	// links to them.
+	for _, k := range kernels {
+		if err := os.Symlink(k, filepath.Join(pkg, filepath.Base(k))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "go.mod"), "module goker\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\nreplace github.com/dstgo/dst => "+root+"\n")
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(dir, "go.sum"), string(sum))
+	write(filepath.Join(pkg, "dst_goker_test.go"), gokerHarness)
+	// The kernels write Go's goroutine leak profile, an experiment in Go
+	// 1.26.
+	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOEXPERIMENT=goroutineleakprofile")
+	tidy := exec.Command("go", "mod", "tidy")
+	tidy.Dir, tidy.Env = dir, env
+	if out, err := tidy.CombinedOutput(); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	overlay, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"./goker"}, Env: env, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("rewriting the kernels: %v", err)
+	}
+	t.Logf("%d files rewritten", n)
+	cmd := exec.Command("go", "test", "-v", "-overlay="+overlay, "-count=1", "-run=^TestGoKer$", "-timeout=30m", "./goker")
+	cmd.Dir, cmd.Env = dir, append(env, "GOKER_RUN="+os.Getenv("GOKER_RUN"))
+	out, err := cmd.CombinedOutput()
+	var results []gokerResult
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "GOKER ")
+		if !ok {
+			continue
+		}
+		var r gokerResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		results = append(results, r)
+	}
+	if err != nil || len(results) == 0 {
+		t.Fatalf("go test of the kernels: %v\n%s", err, out)
+	}
+	truth := groundTruth(t, goroot)
+	table, found, firsts := gokerTable(results, truth)
+	t.Logf("\n%s", table)
+	if path := os.Getenv("DST_GOKER_TABLE"); path != "" {
+		write(path, table)
+	}
+	if os.Getenv("GOKER_RUN") == "" && len(results) != len(kernels)-1 { // main.go registers none
+		t.Errorf("%d kernels ran, %d files", len(results), len(kernels)-1)
+	}
+	for _, r := range results {
+		if !isFound(r) {
+			t.Errorf("%s: not found in %d schedules (%s)\n%s", r.Name, r.Schedules, orNone(r.Kind), firstLines(r.Report, 30))
+		}
+	}
+	sort.Ints(firsts)
+	if len(firsts) > 0 {
+		t.Logf("found %d of %d; median first detection: schedule %d", found, len(results), firsts[len(firsts)/2])
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no failure"
+	}
+	return s
+}
+
+// isFound reports whether a kernel's bug was found: the run ended with
+// goroutines blocked forever.
+func isFound(r gokerResult) bool { return r.Kind == "leak" || r.Kind == "deadlock" }
+
+// gokerTable formats the results as a Markdown table, and counts.
+func gokerTable(results []gokerResult, truth map[string][]*regexp.Regexp) (string, int, []int) {
+	var b strings.Builder
+	b.WriteString("| kernel | found | first failing schedule | how | blocked goroutines vs Go's ground truth |\n")
+	b.WriteString("| --- | --- | --- | --- | --- |\n")
+	found := 0
+	var firsts []int
+	for _, r := range results {
+		if !isFound(r) {
+			fmt.Fprintf(&b, "| %s | no | - | %s | - |\n", r.Name, orNone(r.Kind))
+			continue
+		}
+		found++
+		firsts = append(firsts, r.Schedule)
+		fmt.Fprintf(&b, "| %s | yes | %d | %s | %s |\n", r.Name, r.Schedule, r.Kind, matchTruth(r.Blocked, truth[r.Name]))
+	}
+	return b.String(), found, firsts
+}
+
+// matchTruth compares the blocked goroutines with the ground truth: which
+// expected ones were seen, and which seen ones were not expected.
+func matchTruth(blocked []string, want []*regexp.Regexp) string {
+	if want == nil {
+		return "no ground truth (not in Go's test list)"
+	}
+	seen := 0
+	for _, re := range want {
+		if slices.ContainsFunc(blocked, re.MatchString) {
+			seen++
+		}
+	}
+	var extra []string
+	for _, b := range blocked {
+		if !slices.ContainsFunc(want, func(re *regexp.Regexp) bool { return re.MatchString(b) }) && !slices.Contains(extra, b) {
+			extra = append(extra, b)
+		}
+	}
+	s := fmt.Sprintf("%d of %d expected", seen, len(want))
+	if len(extra) > 0 {
+		s += "; also " + strings.Join(extra, ", ")
+	}
+	return s
+}
+
+// firstLines is s cut to n lines.
+func firstLines(s string, n int) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "") + fmt.Sprintf("... (%d more lines)\n", len(lines)-n)
+}

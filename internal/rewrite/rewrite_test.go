@@ -1,0 +1,126 @@
+package rewrite_test
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/internal/rewrite"
+)
+
+// rewriteSource type-checks src as the file /src/p.go and rewrites it.
+func rewriteSource(t *testing.T, src string) (string, []*rewrite.Error) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "/src/p.go", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances: map[*ast.Ident]types.Instance{}}
+	conf := types.Config{Importer: importer.Default()}
+	if _, err := conf.Check("p", fset, []*ast.File{f}, info); err != nil {
+		t.Fatal(err)
+	}
+	out, errs := rewrite.File(fset, f, info, "/src/p.go", []byte(src))
+	return string(out), errs
+}
+
+// TestRefusals: a construct the rewrite cannot carry over is an error
+// naming its place and the construct, and the file is not rewritten.
+func TestRefusals(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"goto to a labeled select", `package p
+
+func f(c chan int) {
+	goto L
+L:
+	select {
+	case <-c:
+	}
+}
+`, "/src/p.go:5:1: goto L: a goto to a labeled select cannot be rewritten"},
+		{"a timer's method value", `package p
+
+import "time"
+
+func f() func() bool {
+	t := time.NewTimer(time.Second)
+	return t.Stop
+}
+`, "/src/p.go:7:9: the method value Stop of *time.Timer cannot be rewritten: call it (Stop())"},
+	} {
+		out, errs := rewriteSource(t, c.src)
+		if out != "" || len(errs) != 1 || errs[0].Error() != c.want {
+			t.Errorf("%s: got %q, errors %v; want the error %q", c.name, out, errs, c.want)
+		}
+	}
+}
+
+// TestPositionsKept: every original token of a rewritten file keeps its
+// line and column, through the directives the rewrite leaves after each
+// edit, so that stack traces and reports name the original places.
+func TestPositionsKept(t *testing.T) {
+	src := `package p
+
+import (
+	"sync"
+	"time"
+)
+
+func f(c chan int, mu *sync.Mutex) int {
+	go func() { c <- 1 }()
+	select {
+	case v := <-c:
+		mu.Lock()
+		marker1 := v
+		mu.Unlock()
+		return marker1
+	case <-time.After(time.Second):
+	}
+	marker2 := len(c)
+	return marker2
+}
+`
+	out, errs := rewriteSource(t, src)
+	if len(errs) > 0 || out == "" {
+		t.Fatalf("errors %v, output %q", errs, out)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "/out/p.go", out, parser.ParseComments)
+	if err != nil {
+		t.Fatalf("the rewritten file does not parse: %v\n%s", err, out)
+	}
+	for _, name := range []string{"marker1", "marker2"} {
+		want := strings.Index(src, name+" :=")
+		wantPos := token.NewFileSet()
+		tf := wantPos.AddFile("/src/p.go", -1, len(src))
+		tf.SetLinesForContent([]byte(src))
+		wp := tf.Position(tf.Pos(want))
+		found := false
+		ast.Inspect(f, func(n ast.Node) bool {
+			id, ok := n.(*ast.Ident)
+			if ok && id.Name == name && !found {
+				found = true
+				p := fset.Position(id.Pos()) // adjusted by the /*line*/ directives
+				if p.Filename != "/src/p.go" || p.Line != wp.Line || p.Column != wp.Column {
+					t.Errorf("%s is at %s in the rewritten file, want %s", name, p, wp)
+				}
+			}
+			return true
+		})
+		if !found {
+			t.Errorf("%s not in the rewritten file:\n%s", name, out)
+		}
+	}
+	for _, want := range []string{"_dstn.To(", "_dstn.Select(", "_dstn.After", "_dstn.Len(", "_dsts.Mutex"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the rewritten file has no %s:\n%s", want, out)
+		}
+	}
+}
