@@ -112,7 +112,7 @@ func (g GState) String() string {
 		if g.Spawned.File != "" {
 			fmt.Fprintf(&b, " at %s", g.Spawned)
 		}
-		if g.Runs != "" {
+		if g.Runs != "" && g.Runs != g.At.Func { // where it waits says it otherwise
 			fmt.Fprintf(&b, ", runs %s", shortFunc(g.Runs))
 		}
 	}

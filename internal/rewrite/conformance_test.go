@@ -109,7 +109,13 @@ func TestConformance(t *testing.T) {
 	if n != 1 { // cases.go; the harness has nothing to rewrite
 		t.Errorf("%d files rewritten, want 1", n)
 	}
-	objs := lines(t, dir, env, "NATIVE", "test", "-v", "-count=1", "-overlay="+overlay, "-run=^TestNative$", ".")
+	// Under -race, the rewritten runs are built with -race too: the same
+	// outcomes and one trace per seed under the race detector's handoff.
+	race := "-race=false"
+	if raceEnabled {
+		race = "-race"
+	}
+	objs := lines(t, dir, env, "NATIVE", "test", race, "-v", "-count=1", "-overlay="+overlay, "-run=^TestNative$", ".")
 	if len(objs) != len(plain) || len(plain) == 0 {
 		t.Fatalf("%d cases rewritten, %d plain", len(objs), len(plain))
 	}
@@ -119,7 +125,7 @@ func TestConformance(t *testing.T) {
 			t.Errorf("%s outside a run: rewritten %q, Go %q", name, got, want)
 		}
 	}
-	for _, o := range lines(t, dir, env, "SCHED", "test", "-v", "-count=1", "-overlay="+overlay, "-run=^TestScheduled$", ".") {
+	for _, o := range lines(t, dir, env, "SCHED", "test", race, "-v", "-count=1", "-overlay="+overlay, "-run=^TestScheduled$", ".") {
 		name := o["name"].(string)
 		if f := o["failure"].(string); f != "" {
 			t.Errorf("%s failed under the scheduler:\n%s", name, f)

@@ -137,10 +137,10 @@ func targets(opts Options) ([]string, error) {
 }
 
 // toolPackage reports whether path is one of this tool's packages (its
-// examples are code under test).
+// examples and its tests' data are code under test).
 func toolPackage(path string) bool {
 	rest, ok := strings.CutPrefix(path, "github.com/dstgo/dst/")
-	return ok && !strings.HasPrefix(rest, "examples/") || path == "github.com/dstgo/dst"
+	return ok && !strings.HasPrefix(rest, "examples/") && !strings.Contains(rest, "/testdata/") || path == "github.com/dstgo/dst"
 }
 
 // matchAny reports whether an import path matches one of the patterns, as
