@@ -68,6 +68,7 @@ func runDebug(e *env, args []string) int {
 	if !ok {
 		return ExitUsage
 	}
+	header := r.Header
 	if r.Truncated != nil { // sched replays whole traces only
 		fmt.Fprintf(e.stderr, "dstreplay debug: %s: %v\n", fs.Arg(0), r.Truncated)
 		r.Close()
@@ -128,8 +129,20 @@ func runDebug(e *env, args []string) int {
 
 	// The binary goes beside the script, not into the current directory.
 	argv := []string{"test", dir, "--init", script, "--output", filepath.Join(tmp, "debug.test")}
+	overlay, env, err := overlayFor(&header, dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
+		return ExitFailure
+	}
+	var build []string
 	if *race {
-		argv = append(argv, "--build-flags=-race")
+		build = append(build, "-race")
+	}
+	if overlay != "" {
+		build = append(build, overlay)
+	}
+	if len(build) > 0 {
+		argv = append(argv, "--build-flags="+strings.Join(build, " "))
 	}
 	if !isTTY(e.stdout) || !isTTY(e.stderr) || !isTTY(os.Stdin) {
 		argv = append(argv, "--allow-non-terminal-interactive=true") // dlv refuses otherwise
@@ -146,6 +159,7 @@ func runDebug(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "dstreplay debug: %s %s\n", dlv, strings.Join(argv, " "))
 	cmd := exec.Command(dlv, argv...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	cmd.Env = append(os.Environ(), env...)
 	// Ctrl-C is delve's, to stop the program: dstreplay must outlive it.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)

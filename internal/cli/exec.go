@@ -28,11 +28,20 @@ func runExec(e *env, args []string) int {
 	}
 	h, outcome, cut := r.Header, r.Outcome, r.Truncated
 	r.Close()
-	if _, err := listDir(pkg); err != nil {
+	dir, err := listDir(pkg)
+	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
 		return ExitUsage
 	}
+	overlay, env, err := overlayFor(&h, dir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
+		return ExitFailure
+	}
 	argv := []string{"test", "-count=1"}
+	if overlay != "" {
+		argv = append(argv, overlay)
+	}
 	if *race {
 		argv = append(argv, "-race")
 	}
@@ -42,7 +51,7 @@ func runExec(e *env, args []string) int {
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(e.stdout, &out)
 	cmd.Stderr = io.MultiWriter(e.stderr, &out)
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	runErr := cmd.Run()
 	got := "pass"
 	if m := failedAs.FindSubmatch(out.Bytes()); m != nil {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/dstgo/dst/internal/rewrite"
+	"github.com/dstgo/dst/trace"
 )
 
 const testHelp = `Test runs go test on the packages with their code rewritten at compile time, so that Go's
@@ -125,4 +127,18 @@ func splitTestArgs(args []string) (patterns, build []string) {
 		}
 	}
 	return patterns, build
+}
+
+// overlayFor returns, for a trace recorded by code that dstreplay test
+// rewrote, the -overlay flag that rewrites the package in dir again, and
+// the environment's marker; nothing for other traces.
+func overlayFor(h *trace.Header, dir string) (string, []string, error) {
+	if !slices.Contains(h.Options, "rewritten=1") {
+		return "", nil, nil
+	}
+	path, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}})
+	if err != nil {
+		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", dir, err)
+	}
+	return "-overlay=" + path, []string{rewrite.EnvMarker + "=1"}, nil
 }

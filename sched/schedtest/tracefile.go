@@ -68,6 +68,11 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
 	}
+	if os.Getenv("DST_REWRITTEN") != "" {
+		// Code that dstreplay test rewrote: dstreplay exec and debug
+		// rewrite it again to re-run it.
+		h.Options = append(h.Options, "rewritten=1")
+	}
 	if o.FaultProbability != 0 {
 		h.Options = append(h.Options, fmt.Sprintf("faultprobability=%v", o.FaultProbability))
 	}
