@@ -22,4 +22,13 @@
 // managed (started by code that is not rewritten) and that sends on a
 // channel the run has adopted is reported as a misuse, naming the channel:
 // the scheduler cannot see it.
+//
+// # Not covered
+//
+// Map iteration order inside a run is Go's, random: code whose schedule
+// depends on the order in which it ranges over a map can take another path
+// on replay, which the replay reports as a divergence at that point. The
+// standard library is not rewritten: reflect.Select and reflect's channel
+// operations, and goroutines that library code starts, are invisible to
+// the scheduler.
 package native
