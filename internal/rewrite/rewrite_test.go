@@ -124,3 +124,32 @@ func f(c chan int, mu *sync.Mutex) int {
 		}
 	}
 }
+
+// TestGivenChannelsMarked: a channel handed to the standard library (never
+// rewritten) goes through native.Given with the function and the place;
+// other arguments, and functions the rewrite shims, are left alone.
+func TestGivenChannelsMarked(t *testing.T) {
+	out, errs := rewriteSource(t, `package p
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+)
+
+func f() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt)
+	fmt.Println(c)
+}
+`)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if want := `_dstn.Given(/*line /src/p.go:11:16*/c, "os/signal.Notify", "p.go:11")`; !strings.Contains(out, want) {
+		t.Errorf("no %s in:\n%s", want, out)
+	}
+	if strings.Count(out, "Given(") != 1 {
+		t.Errorf("only the channel parameter is marked:\n%s", out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -52,6 +53,10 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	if !ok {
 		return
 	}
+	if f, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.info.Selections[s] == nil {
+		r.givenChans(c, f)
+		return
+	}
 	sel := r.info.Selections[s]
 	if sel == nil || sel.Kind() != types.MethodVal {
 		return
@@ -66,6 +71,38 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		args = append(args, r.text(a))
 	}
 	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
+}
+
+// givenChans wraps the channels a call hands to a function of the
+// standard library (which is never rewritten) in native.Given, which fails
+// a run that does so with the channel, the function and the place.
+func (r *fileRewriter) givenChans(c *ast.CallExpr, f *types.Func) {
+	path := f.Pkg().Path()
+	if strings.Contains(strings.Split(path, "/")[0], ".") {
+		return // not the standard library
+	}
+	if _, shimmed := r.replacement(f); shimmed {
+		return
+	}
+	sig := f.Type().(*types.Signature)
+	for i, a := range c.Args {
+		var pt types.Type
+		switch {
+		case i < sig.Params().Len()-1 || !sig.Variadic() && i < sig.Params().Len():
+			pt = sig.Params().At(i).Type()
+		case sig.Variadic() && !c.Ellipsis.IsValid():
+			pt = sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
+		}
+		if pt == nil || chanOf(pt) == nil {
+			continue
+		}
+		if tv, ok := r.info.Types[a]; ok && tv.IsNil() {
+			continue
+		}
+		p := r.fset.Position(a.Pos())
+		at := filepath.Base(p.Filename) + ":" + strconv.Itoa(p.Line)
+		r.replace(a.Pos(), a.End(), r.use(NativePath)+".Given("+r.text(a)+", "+strconv.Quote(path+"."+f.Name())+", "+strconv.Quote(at)+")")
+	}
 }
 
 // receiver is the expression of a method call's receiver, through the

@@ -171,3 +171,17 @@ func Block() { chans.Select() }
 // Elem is the zero value of c's element type, for the temporaries of a
 // rewritten select.
 func Elem[T any](c <-chan T) (v T) { return }
+
+// Given marks a channel handed to a function that dstreplay test does not
+// rewrite (the standard library's os/signal.Notify, say), at the call: fn
+// names the function, at the place. Outside a run it returns c. Inside one
+// it fails the run as a misuse naming both: that code would send or
+// receive on c where the scheduler cannot see it, and the run would block
+// or pass for reasons no schedule controls.
+func Given[C any](c C, fn, at string) C {
+	if g := engine.Current(); g != nil && addr(c) != nil {
+		g.Misuse("a " + reflect.TypeFor[C]().String() + " is given to " + fn + " at " + at +
+			", code that dstreplay test does not rewrite: the scheduler cannot see what it sends or receives on it")
+	}
+	return c
+}
