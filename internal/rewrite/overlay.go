@@ -41,6 +41,13 @@ func Overlay(opts Options) (string, int, error) {
 	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
+	key, err := cacheKey(opts)
+	if err != nil {
+		return "", 0, fmt.Errorf("rewrite: %w", err)
+	}
+	if path, n, ok := cached(opts.CacheDir, key); ok {
+		return path, n, nil
+	}
 	targets, err := targets(opts)
 	if err != nil {
 		return "", 0, err
@@ -99,6 +106,9 @@ func Overlay(opts Options) (string, int, error) {
 	path, err := store(opts.CacheDir, data)
 	if err != nil {
 		return "", 0, err
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(opts.CacheDir, "key-"+key), false, []byte(path+"\n")); err != nil {
+		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
 	return path, len(replace), nil
 }
