@@ -42,29 +42,26 @@ var (
 
 // Rand is the generator behind math/rand's global functions.
 func Rand() *rand.Rand {
-	g := engine.Current()
-	if g == nil {
-		return globalV1
-	}
-	if r, ok := g.Shadow(unsafe.Pointer(&v1Slot)).(*rand.Rand); ok {
-		return r
-	}
-	r := rand.New(runSource{g.Source()})
-	g.SetShadow(unsafe.Pointer(&v1Slot), nil, r)
-	return r
+	return perRun(&v1Slot, globalV1, func(s runSource) *rand.Rand { return rand.New(s) })
 }
 
 // RandV2 is the generator behind math/rand/v2's global functions.
 func RandV2() *randv2.Rand {
+	return perRun(&v2Slot, globalV2, func(s runSource) *randv2.Rand { return randv2.New(s) })
+}
+
+// perRun returns the run's generator kept at slot, made by newR on its
+// first use in the run; outside a run, global.
+func perRun[R any](slot *byte, global R, newR func(runSource) R) R {
 	g := engine.Current()
 	if g == nil {
-		return globalV2
+		return global
 	}
-	if r, ok := g.Shadow(unsafe.Pointer(&v2Slot)).(*randv2.Rand); ok {
+	if r, ok := g.Shadow(unsafe.Pointer(slot)).(R); ok {
 		return r
 	}
-	r := randv2.New(runSource{g.Source()})
-	g.SetShadow(unsafe.Pointer(&v2Slot), nil, r)
+	r := newR(runSource{g.Source()})
+	g.SetShadow(unsafe.Pointer(slot), nil, r)
 	return r
 }
 

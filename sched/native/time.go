@@ -4,6 +4,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/vtime"
 )
@@ -31,7 +32,7 @@ func After(d time.Duration) <-chan time.Time {
 	if g == nil {
 		return time.After(d)
 	}
-	return timerChan(g, vtime.NewTimer(d))
+	return timeChan(g, vtime.NewTimer(d).C)
 }
 
 // Tick is time.Tick.
@@ -43,17 +44,15 @@ func Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
 	}
-	tk := vtime.NewTicker(d)
-	c := make(chan time.Time)
-	g.SetShadow(addr(c), c, tk.C)
-	return c
+	return timeChan(g, vtime.NewTicker(d).C)
 }
 
-// timerChan returns the channel of a run's timer as Go's type.
-func timerChan(g *engine.G, vt *vtime.Timer) chan time.Time {
-	c := make(chan time.Time) // unbuffered, as a timer's since Go 1.23
-	g.SetShadow(addr(c), c, vt.C)
-	return c
+// timeChan returns a channel of Go's type for which the run's timer or
+// ticker channel c stands.
+func timeChan(g *engine.G, c *chans.Chan[time.Time]) chan time.Time {
+	n := make(chan time.Time) // unbuffered, as a timer's since Go 1.23
+	g.SetShadow(addr(n), n, c)
+	return n
 }
 
 // NewTimer is time.NewTimer.
@@ -63,7 +62,7 @@ func NewTimer(d time.Duration) *time.Timer {
 		return time.NewTimer(d)
 	}
 	vt := vtime.NewTimer(d)
-	tm := &time.Timer{C: timerChan(g, vt)}
+	tm := &time.Timer{C: timeChan(g, vt.C)}
 	g.SetShadow(unsafe.Pointer(tm), tm, vt)
 	return tm
 }
@@ -80,18 +79,21 @@ func AfterFunc(d time.Duration, f func()) *time.Timer {
 	return tm
 }
 
-// runTimer returns the run's timer standing for tm, or nil.
-func runTimer(tm *time.Timer) *vtime.Timer {
+// standIn returns what stands in the run for the native object at p (a
+// *time.Timer, a *time.Ticker), or the zero T outside a run or for an
+// object the run did not make.
+func standIn[T any](p unsafe.Pointer) T {
+	var zero T
 	if g := engine.Current(); g != nil {
-		vt, _ := g.Shadow(unsafe.Pointer(tm)).(*vtime.Timer)
-		return vt
+		v, _ := g.Shadow(p).(T)
+		return v
 	}
-	return nil
+	return zero
 }
 
 // TimerStop is tm.Stop().
 func TimerStop(tm *time.Timer) bool {
-	if vt := runTimer(tm); vt != nil {
+	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
 		return vt.Stop()
 	}
 	return tm.Stop()
@@ -99,7 +101,7 @@ func TimerStop(tm *time.Timer) bool {
 
 // TimerReset is tm.Reset(d).
 func TimerReset(tm *time.Timer, d time.Duration) bool {
-	if vt := runTimer(tm); vt != nil {
+	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
 		return vt.Reset(d)
 	}
 	return tm.Reset(d)
@@ -112,25 +114,14 @@ func NewTicker(d time.Duration) *time.Ticker {
 		return time.NewTicker(d)
 	}
 	vt := vtime.NewTicker(d) // panics on d <= 0 as time's does
-	c := make(chan time.Time)
-	g.SetShadow(addr(c), c, vt.C)
-	tk := &time.Ticker{C: c}
+	tk := &time.Ticker{C: timeChan(g, vt.C)}
 	g.SetShadow(unsafe.Pointer(tk), tk, vt)
 	return tk
 }
 
-// runTicker returns the run's ticker standing for tk, or nil.
-func runTicker(tk *time.Ticker) *vtime.Ticker {
-	if g := engine.Current(); g != nil {
-		vt, _ := g.Shadow(unsafe.Pointer(tk)).(*vtime.Ticker)
-		return vt
-	}
-	return nil
-}
-
 // TickerStop is tk.Stop().
 func TickerStop(tk *time.Ticker) {
-	if vt := runTicker(tk); vt != nil {
+	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
 		vt.Stop()
 		return
 	}
@@ -139,7 +130,7 @@ func TickerStop(tk *time.Ticker) {
 
 // TickerReset is tk.Reset(d).
 func TickerReset(tk *time.Ticker, d time.Duration) {
-	if vt := runTicker(tk); vt != nil {
+	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
 		vt.Reset(d)
 		return
 	}
