@@ -60,6 +60,7 @@ var Cases = []Case{
 	{"TimerStopReset", timerStopReset, nil},
 	{"AfterTimeout", afterTimeout, nil},
 	{"Ticker", ticker, nil},
+	{"Tick", tick, nil},
 	{"AfterFunc", afterFunc, nil},
 	{"ContextTimeout", ctxTimeout, nil},
 	{"ContextCancelCause", ctxCancelCause, nil},
@@ -540,6 +541,14 @@ func ticker() string {
 	<-tk.C
 	tk.Stop()
 	return fmt.Sprint(n)
+}
+
+func tick() string {
+	c := time.Tick(5 * time.Millisecond)
+	start := time.Now()
+	<-c
+	<-c
+	return fmt.Sprint(time.Tick(0) == nil, time.Since(start) >= 10*time.Millisecond)
 }
 
 func afterFunc() string {
