@@ -21,17 +21,7 @@ func TestOwnModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own, fetching dependencies")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := map[string]string{
-		// What go get -tool github.com/dstgo/dst/cmd/dstreplay@latest
-		// writes, at a version replaced by this checkout: the module is
-		// not on the proxy, which go get would ask.
-		"go.mod": "module example.com/mine\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\n" +
-			"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n",
+	m := newOwnModule(t, map[string]string{
 		"cache.go": `package mine
 
 import "github.com/dstgo/dst/sched"
@@ -62,27 +52,8 @@ func TestCache(t *testing.T) {
 	})
 }
 `,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := append(os.Environ(), "GOFLAGS=", "DST_DIR=")
-	sh := func(line string) (string, error) {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", line)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	// The rest of the README's set-up: the go.sum entries of the tool and
-	// the library.
-	for _, line := range []string{"go mod tidy"} {
-		if out, err := sh(line); err != nil {
-			t.Fatalf("%s: %v\n%s", line, err, out)
-		}
-	}
+	})
+	dir, root, env, sh := m.dir, m.root, m.env, m.sh
 	out, err := sh("go test -count=1 .")
 	if err == nil || !strings.Contains(out, "deadlock in schedule") {
 		t.Fatalf("the buggy test: %v\n%s", err, out)
@@ -124,4 +95,42 @@ func TestCache(t *testing.T) {
 	} else if os.Getenv("DST_REQUIRE_TOOLS") == "1" {
 		t.Error("delve (dlv) is not installed, and DST_REQUIRE_TOOLS=1")
 	}
+}
+
+// ownModule is a user's module in a temporary directory, set up as the
+// README says: a go.mod as go get -tool github.com/dstgo/dst/cmd/dstreplay
+// writes it (at a version replaced by this checkout: the module is not on
+// the proxy, which go get would ask), the given files, and go mod tidy for
+// the go.sum entries of the tool and the library.
+type ownModule struct {
+	dir, root string   // the module; this checkout
+	env       []string // what commands run with
+	sh        func(line string) (string, error)
+}
+
+func newOwnModule(t *testing.T, files map[string]string) *ownModule {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &ownModule{dir: t.TempDir(), root: root, env: append(os.Environ(), "GOFLAGS=", "DST_DIR=", "DST_REWRITTEN=")}
+	files["go.mod"] = "module example.com/mine\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\n" +
+		"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n"
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(m.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.sh = func(line string) (string, error) {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir, cmd.Env = m.dir, m.env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := m.sh("go mod tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	return m
 }

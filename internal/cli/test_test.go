@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,14 +19,7 @@ func TestTestCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := map[string]string{
-		"go.mod": "module example.com/mine\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\n" +
-			"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n",
+	m := newOwnModule(t, map[string]string{
 		"fetch.go": `package mine
 
 import "time"
@@ -63,23 +55,8 @@ func TestFirst(t *testing.T) {
 	})
 }
 `,
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := append(os.Environ(), "GOFLAGS=", "DST_DIR=", "DST_REWRITTEN=")
-	sh := func(line string) (string, error) {
-		t.Helper()
-		cmd := exec.Command("sh", "-c", line)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	if out, err := sh("go mod tidy"); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
-	}
+	})
+	dir, sh := m.dir, m.sh
 	out, err := sh("go tool dstreplay test -count=1 .")
 	if err == nil || !strings.Contains(out, "leak in schedule") || !strings.Contains(out, "blocked in chan string#1.Send\n") ||
 		!strings.Contains(out, "at fetch.go:11 (mine.First.func1)") {
