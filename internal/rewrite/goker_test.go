@@ -206,7 +206,7 @@ func groundTruth(t *testing.T, goroot string) map[string][]*regexp.Regexp {
 // (BENCHMARKS.md shows it).
 func TestGoKer(t *testing.T) {
 	if testing.Short() || raceEnabled || os.Getenv("DST_GOKER") == "" {
-		t.Skip("runs for about 15 minutes: DST_GOKER=1 go test -timeout 40m -run TestGoKer ./internal/rewrite (.ci/run does, without -race)")
+		t.Skip("runs for about 15 minutes: DST_GOKER=1 go test -timeout 60m -run TestGoKer ./internal/rewrite (.ci/run does, without -race)")
 	}
 	goroot := runtime.GOROOT()
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
@@ -217,41 +217,16 @@ func TestGoKer(t *testing.T) {
 	if len(kernels) == 0 {
 		t.Skipf("no GoKer kernels in %s (they ship with Go 1.26 and later)", src)
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	pkg := filepath.Join(dir, "goker")
-	if err := os.Mkdir(pkg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The kernels stay where Go ships them: the package's files are
-	// links to them.
-	for _, k := range kernels {
-		if err := os.Symlink(k, filepath.Join(pkg, filepath.Base(k))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(dir, "go.mod"), "module goker\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\nreplace github.com/dstgo/dst => "+root+"\n")
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(filepath.Join(dir, "go.sum"), string(sum))
-	write(filepath.Join(pkg, "dst_goker_test.go"), gokerHarness)
 	// The kernels write Go's goroutine leak profile, an experiment in Go
 	// 1.26.
 	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOEXPERIMENT=goroutineleakprofile")
-	tidy := exec.Command("go", "mod", "tidy")
-	tidy.Dir, tidy.Env = dir, env
-	if out, err := tidy.CombinedOutput(); err != nil {
-		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	dir := tempModule(t, env, map[string]string{"goker/dst_goker_test.go": gokerHarness})
+	// The kernels stay where Go ships them: the package's files are
+	// links to them.
+	for _, k := range kernels {
+		if err := os.Symlink(k, filepath.Join(dir, "goker", filepath.Base(k))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	overlay, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"./goker"}, Env: env, CacheDir: t.TempDir()})
 	if err != nil {
@@ -282,7 +257,9 @@ func TestGoKer(t *testing.T) {
 	table, found, firsts := gokerTable(results, truth)
 	t.Logf("\n%s", table)
 	if path := os.Getenv("DST_GOKER_TABLE"); path != "" {
-		write(path, table)
+		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if os.Getenv("GOKER_RUN") == "" && len(results) != len(kernels)-1 { // main.go registers none
 		t.Errorf("%d kernels ran, %d files", len(results), len(kernels)-1)
