@@ -89,10 +89,12 @@ func (g *G) Point(op Op, o *Obj) {
 			r.cfg.MaxSteps)})
 	}
 	r.changePoints(g)
-	if len(r.timers) > 0 && r.timers[0].when <= r.now {
-		r.fireDue()
-	} else if p := r.cfg.ClockFaults.BusyProbability; p > 0 && len(r.timers) > 0 && r.src.At(keyBusy).Bool(p) {
-		r.advance() // time passes while goroutines compute
+	if len(r.timers) > 0 {
+		if r.timers[0].when <= r.now {
+			r.fireDue()
+		} else if p := r.cfg.ClockFaults.BusyProbability; p > 0 && r.src.At(keyBusy).Bool(p) {
+			r.advance() // time passes while goroutines compute
+		}
 	}
 	if len(r.runnable) == 1 {
 		return

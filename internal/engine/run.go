@@ -104,7 +104,6 @@ type G struct {
 	obj     *Obj
 	at      *Location // detail mode: where the current operation was called
 	spawnAt *Location // detail mode: where sched.Go was called
-	entry   string    // detail mode: the function of the user's it runs (its outermost frame of the user's)
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
 	ri      int       // its index in Run.runnable while it is runnable
@@ -114,6 +113,8 @@ type G struct {
 	// parked in while it is not running.
 	own  coro
 	slot *coro
+
+	entry string // detail mode: the function of the user's it runs (its outermost frame of the user's); last, off the switch's fields
 }
 
 // Run is one execution of a body under the scheduler. Its state is grouped

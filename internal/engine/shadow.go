@@ -15,9 +15,13 @@ import "unsafe"
 // the entry keeps the object itself, so that its address is not reused
 // while the run lasts.
 type shadowState struct {
-	shadowKeys []uintptr
-	shadowVals []shadowEntry
-	shadowN    int
+	shadows *shadowTable // made at the first SetShadow: most runs have none
+}
+
+type shadowTable struct {
+	keys []uintptr
+	vals []shadowEntry
+	n    int
 }
 
 type shadowEntry struct {
@@ -30,15 +34,15 @@ type shadowEntry struct {
 //
 //go:norace
 func (g *G) Shadow(key unsafe.Pointer) any {
-	r := g.run
-	if r.shadowN == 0 || key == nil {
+	t := g.run.shadows
+	if t == nil || key == nil {
 		return nil
 	}
-	mask := uintptr(len(r.shadowKeys) - 1)
+	mask := uintptr(len(t.keys) - 1)
 	for i := shadowHash(uintptr(key)) & mask; ; i = (i + 1) & mask {
-		switch r.shadowKeys[i] {
+		switch t.keys[i] {
 		case uintptr(key):
-			return r.shadowVals[i].shadow
+			return t.vals[i].shadow
 		case 0:
 			return nil
 		}
@@ -51,40 +55,41 @@ func (g *G) Shadow(key unsafe.Pointer) any {
 //go:norace
 func (g *G) SetShadow(key unsafe.Pointer, native, shadow any) {
 	r := g.run
-	if 4*(r.shadowN+1) > 3*len(r.shadowKeys) {
-		r.growShadows()
+	if r.shadows == nil {
+		r.shadows = &shadowTable{}
 	}
-	mask := uintptr(len(r.shadowKeys) - 1)
-	for i := shadowHash(uintptr(key)) & mask; ; i = (i + 1) & mask {
-		switch r.shadowKeys[i] {
-		case uintptr(key):
-			r.shadowVals[i] = shadowEntry{native, shadow}
-			return
-		case 0:
-			r.shadowKeys[i] = uintptr(key)
-			r.shadowVals[i] = shadowEntry{native, shadow}
-			r.shadowN++
-			return
-		}
+	t := r.shadows
+	if 4*(t.n+1) > 3*len(t.keys) {
+		t.grow()
 	}
+	t.put(uintptr(key), shadowEntry{native, shadow})
+}
+
+// put sets k's entry, in a table with room for it.
+//
+//go:norace
+func (t *shadowTable) put(k uintptr, e shadowEntry) {
+	mask := uintptr(len(t.keys) - 1)
+	i := shadowHash(k) & mask
+	for t.keys[i] != 0 && t.keys[i] != k {
+		i = (i + 1) & mask
+	}
+	if t.keys[i] == 0 {
+		t.keys[i] = k
+		t.n++
+	}
+	t.vals[i] = e
 }
 
 //go:norace
-func (r *Run) growShadows() {
-	keys, vals := r.shadowKeys, r.shadowVals
+func (t *shadowTable) grow() {
+	keys, vals := t.keys, t.vals
 	n := max(16, 2*len(keys))
-	r.shadowKeys, r.shadowVals, r.shadowN = make([]uintptr, n), make([]shadowEntry, n), 0
-	mask := uintptr(n - 1)
+	t.keys, t.vals, t.n = make([]uintptr, n), make([]shadowEntry, n), 0
 	for j, k := range keys {
-		if k == 0 {
-			continue
+		if k != 0 {
+			t.put(k, vals[j])
 		}
-		i := shadowHash(k) & mask
-		for r.shadowKeys[i] != 0 {
-			i = (i + 1) & mask
-		}
-		r.shadowKeys[i], r.shadowVals[i] = k, vals[j]
-		r.shadowN++
 	}
 }
 
