@@ -14,13 +14,50 @@ import (
 	"strings"
 )
 
+// listed is a package as go list -deps -test describes it.
+type listed struct {
+	ImportPath, Dir, ForTest string
+	Standard                 bool
+	Module                   *struct {
+		Path, Version string
+		Main          bool
+		Replace       *struct{ Path, Version string }
+	}
+	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, EmbedFiles []string
+}
+
+// list runs go list -deps -test on the patterns: one listing gives the
+// rewrite's cache key and, when the key is new, the packages to rewrite.
+func list(opts Options) ([]listed, error) {
+	args := append([]string{"list", "-e", "-deps", "-test",
+		"-json=ImportPath,Dir,ForTest,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles"}, opts.Flags...)
+	cmd := exec.Command("go", append(args, opts.Patterns...)...)
+	cmd.Dir, cmd.Env = opts.Dir, opts.Env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v: %s", err, stderr.String())
+	}
+	var pkgs []listed
+	for dec := json.NewDecoder(bytes.NewReader(out)); ; {
+		var p listed
+		if err := dec.Decode(&p); err == io.EOF {
+			return pkgs, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+}
+
 // cacheKey identifies a rewrite by what it depends on: this program, the
-// options, and every file of every package outside the standard library
-// that the tested packages build with (by name, size and modification
-// time, as go's own staleness check does; a module's files by its
-// version). The standard library is the toolchain's, named by its version.
-// It costs one go list, a tenth of loading and type-checking the packages.
-func cacheKey(opts Options) (string, error) {
+// options, the build environment, and every file of every package outside
+// the standard library that the tested packages build with (by name, size
+// and modification time, as go's own staleness check does; a module's
+// files by its version). The standard library is the toolchain's, named by
+// its version.
+func cacheKey(opts Options, pkgs []listed) (string, error) {
 	h := sha256.New()
 	self, err := os.Executable()
 	if err == nil {
@@ -29,15 +66,6 @@ func cacheKey(opts Options) (string, error) {
 		}
 	}
 	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite)
-	args := append([]string{"list", "-e", "-deps", "-test", "-json=ImportPath,Dir,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles"}, opts.Flags...)
-	cmd := exec.Command("go", append(args, opts.Patterns...)...)
-	cmd.Dir, cmd.Env = opts.Dir, opts.Env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go list: %v: %s", err, stderr.String())
-	}
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -49,22 +77,7 @@ func cacheKey(opts Options) (string, error) {
 			}
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		var p struct {
-			ImportPath, Dir string
-			Standard        bool
-			Module          *struct {
-				Path, Version string
-				Replace       *struct{ Path, Version string }
-			}
-			GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, EmbedFiles []string
-		}
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			return "", err
-		}
+	for _, p := range pkgs {
 		if p.Standard || strings.HasSuffix(p.ImportPath, ".test") { // a test's generated main follows from the rest
 			continue
 		}

@@ -41,14 +41,18 @@ func Overlay(opts Options) (string, int, error) {
 	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
-	key, err := cacheKey(opts)
+	listing, err := list(opts)
+	if err != nil {
+		return "", 0, fmt.Errorf("rewrite: %w", err)
+	}
+	key, err := cacheKey(opts, listing)
 	if err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
 	if path, n, ok := cached(opts.CacheDir, key); ok {
 		return path, n, nil
 	}
-	targets, err := targets(opts)
+	targets, err := targets(opts, listing)
 	if err != nil {
 		return "", 0, err
 	}
@@ -115,26 +119,22 @@ func Overlay(opts Options) (string, int, error) {
 
 // targets lists the packages to rewrite: those under test, the packages of
 // their module they import, and the dependencies opts.Rewrite matches; never
-// the standard library, nor the tool's own packages.
-func targets(opts Options) ([]string, error) {
-	cfg := &packages.Config{
-		Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
-		Dir:  opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: true,
-	}
-	pkgs, err := packages.Load(cfg, opts.Patterns...)
-	if err != nil {
-		return nil, fmt.Errorf("rewrite: listing the packages: %w", err)
-	}
+// the standard library, nor the tool's own packages. A test variant counts
+// as the package it tests (an external test package is loaded with it).
+func targets(opts Options, pkgs []listed) ([]string, error) {
 	set := map[string]bool{}
-	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		path := p.PkgPath
-		if strings.HasSuffix(path, ".test") || toolPackage(path) {
-			return
+	for _, p := range pkgs {
+		path, _, _ := strings.Cut(p.ImportPath, " ")
+		if p.ForTest != "" {
+			path = p.ForTest
+		}
+		if p.Standard || strings.HasSuffix(path, ".test") || toolPackage(path) {
+			continue
 		}
 		if p.Module != nil && p.Module.Main || matchAny(opts.Rewrite, path) {
 			set[path] = true
 		}
-	})
+	}
 	if len(set) == 0 {
 		return nil, errors.New("rewrite: no package to rewrite: the patterns match no package of this module")
 	}
