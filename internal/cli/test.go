@@ -37,8 +37,9 @@ func runTest(e *env, args []string) int {
 	fs := c.flags(e)
 	fs.String("rewrite", "", "also rewrite the dependencies matching `patterns` (comma-separated import paths, with ...)")
 	fs.Bool("overlay", false, "print the path of the -overlay file and stop (for go build, go vet, gopls)")
+	fs.Bool("wrap", false, "run every test function (and fuzz target) of the tested packages under the scheduler, as it is")
 	var extra []string
-	overlayOnly := false
+	overlayOnly, wrap := false, false
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -65,6 +66,9 @@ func runTest(e *env, args []string) int {
 		case "overlay":
 			overlayOnly = true
 			continue
+		case "wrap":
+			wrap = true
+			continue
 		}
 		rest = append(rest, a)
 	}
@@ -77,7 +81,7 @@ func runTest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitUsage
 	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Flags: flags})
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Wrap: wrap, Flags: flags})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitFailure
@@ -89,7 +93,7 @@ func runTest(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", n, path)
 	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"=1")
+	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra))
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {
@@ -129,16 +133,43 @@ func splitTestArgs(args []string) (patterns, build []string) {
 	return patterns, build
 }
 
+// markerValue is what dstreplay test sets EnvMarker to: the flags that
+// rewrote the code (which the harness puts into its reproduce lines and
+// traces), or 1 when there are none.
+func markerValue(wrap bool, extra []string) string {
+	var flags []string
+	if wrap {
+		flags = append(flags, "-wrap")
+	}
+	if len(extra) > 0 {
+		flags = append(flags, "-rewrite="+strings.Join(extra, ","))
+	}
+	if len(flags) == 0 {
+		return "1"
+	}
+	return strings.Join(flags, " ")
+}
+
 // overlayFor returns, for a trace recorded by code that dstreplay test
-// rewrote, the -overlay flag that rewrites the package in dir again, and
-// the environment's marker; nothing for other traces.
+// rewrote, the -overlay flag that rewrites the package in dir again with
+// the trace's flags (-wrap, -rewrite), and the environment's marker;
+// nothing for other traces.
 func overlayFor(h *trace.Header, dir string) (string, []string, error) {
 	if !slices.Contains(h.Options, "rewritten=1") {
 		return "", nil, nil
 	}
-	path, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}})
+	opts := rewrite.Options{Dir: dir, Patterns: []string{"."}}
+	for _, o := range h.Options {
+		switch k, v, _ := strings.Cut(o, "="); k {
+		case "rewritten.wrap":
+			opts.Wrap = true
+		case "rewritten.rewrite":
+			opts.Rewrite = strings.Split(v, ",")
+		}
+	}
+	path, _, err := rewrite.Overlay(opts)
 	if err != nil {
 		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", dir, err)
 	}
-	return "-overlay=" + path, []string{rewrite.EnvMarker + "=1"}, nil
+	return "-overlay=" + path, []string{rewrite.EnvMarker + "=" + markerValue(opts.Wrap, opts.Rewrite)}, nil
 }

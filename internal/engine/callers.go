@@ -42,7 +42,7 @@ var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
 // the shims and what they call ("internal/" covers every package under
 // it). Tests, examples and any other package, of this module or another,
 // are the code under test.
-var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/schedtest", "chans", "vtime",
+var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/native/nativetest", "sched/schedtest", "chans", "vtime",
 	"entropy", "trace", "replay"}
 
 // moduleRoot is the directory of this module's source, for the frames of

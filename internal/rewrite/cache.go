@@ -65,7 +65,7 @@ func cacheKey(opts Options, pkgs []listed) (string, error) {
 			fmt.Fprintf(h, "tool %s %d %d\n", self, st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite)
+	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\nwrap %v\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite, opts.Wrap)
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()

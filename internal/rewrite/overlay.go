@@ -21,6 +21,7 @@ type Options struct {
 	Dir      string   // where go runs (the module under test)
 	Patterns []string // the packages to test: they and every package of their module they import are rewritten
 	Rewrite  []string // import path patterns (with ...) of dependencies to rewrite too
+	Wrap     bool     // run go test's tests under the scheduler (see Config.Wrap)
 	Env      []string // the environment of go (nil: this process's)
 	Flags    []string // build flags (-tags, -race, ...)
 	CacheDir string   // where rewritten files and the overlay go
@@ -56,15 +57,20 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	cfg := &packages.Config{
+	lc := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
 		Dir: opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: true,
 	}
-	pkgs, err := packages.Load(cfg, targets...)
+	pkgs, err := packages.Load(lc, targets...)
 	if err != nil {
 		return "", 0, fmt.Errorf("rewrite: loading the packages: %w", err)
 	}
+	rewritten := map[string]bool{}
+	for _, t := range targets {
+		rewritten[t] = true
+	}
+	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return rewritten[path] }}
 	replace := map[string]string{}
 	done := map[string]bool{}
 	var errs []error
@@ -86,7 +92,7 @@ func Overlay(opts Options) (string, int, error) {
 				errs = append(errs, err)
 				continue
 			}
-			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src)
+			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, cfg)
 			for _, e := range ferrs {
 				errs = append(errs, e)
 			}

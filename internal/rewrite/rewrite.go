@@ -50,8 +50,10 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // File rewrites one file of a type-checked package. name is the path the
 // directives give (the original file's); src is its text as parsed into f.
 // It returns nil when the file has nothing to rewrite.
-func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src []byte) ([]byte, []*Error) {
+func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src []byte, cfg Config) ([]byte, []*Error) {
 	r := &fileRewriter{
+		cfg:     cfg,
+		kept:    map[ast.Node]bool{},
 		editor:  editor{src: src, tf: fset.File(f.Pos()), name: name},
 		fset:    fset,
 		file:    f,
@@ -63,6 +65,9 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		called:  map[*ast.SelectorExpr]bool{},
 	}
 	r.collect()
+	for _, w := range r.wrapFuncs { // first: the edits inside a body build on them
+		r.wrap(w)
+	}
 	for i := len(r.nodes) - 1; i >= 0; i-- { // every node after its descendants
 		r.node(r.nodes[i])
 	}
@@ -79,6 +84,9 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 
 type fileRewriter struct {
 	editor
+	cfg       Config
+	wrapFuncs []wrapped         // under Wrap, the functions go test calls with a *testing.T
+	kept      map[ast.Node]bool // under Wrap, the testing.T of their parameters
 	fset    *token.FileSet
 	file    *ast.File
 	info    *types.Info
@@ -105,6 +113,9 @@ func (r *fileRewriter) collect() {
 			return false
 		}
 		r.nodes = append(r.nodes, n)
+		if r.cfg.Wrap {
+			r.collectWrap(n)
+		}
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
@@ -144,6 +155,8 @@ func (r *fileRewriter) use(pkg string) string {
 		return schedName
 	case AtomicPath:
 		return atomicName
+	case NativetestPath:
+		return nativetestName
 	}
 	return nativeName
 }
@@ -182,7 +195,7 @@ func (r *fileRewriter) node(n ast.Node) {
 	case *ast.Ident:
 		if obj := r.info.Uses[n]; obj != nil && obj.Pkg() != nil && obj.Pkg().Name() != "" {
 			// A dot import's name: the same rewrite as pkg.Name.
-			if obj.Parent() == obj.Pkg().Scope() && obj.Pkg() != r.pkg() {
+			if obj.Parent() == obj.Pkg().Scope() && obj.Pkg() != r.pkg() && !r.kept[n] {
 				if text, ok := r.replacement(obj); ok {
 					r.replace(n.Pos(), n.End(), text)
 				}
@@ -254,6 +267,10 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 		case "AfterFunc":
 			return r.use(NativePath) + ".ContextAfterFunc", true
 		}
+	case "testing":
+		if name == "T" && r.cfg.Wrap {
+			return r.use(NativetestPath) + ".T", true
+		}
 	case "runtime":
 		if name == "Gosched" {
 			return r.use(SchedPath) + ".Yield", true
@@ -279,7 +296,7 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 	if id, ok := s.X.(*ast.Ident); ok {
 		if _, ok := r.info.Uses[id].(*types.PkgName); ok {
-			if text, ok := r.replacement(r.info.Uses[s.Sel]); ok {
+			if text, ok := r.replacement(r.info.Uses[s.Sel]); ok && !r.kept[s] {
 				r.replace(s.Pos(), s.End(), text)
 			}
 			return

@@ -15,6 +15,12 @@ import (
 // rewriteSource type-checks src as the file /src/p.go and rewrites it.
 func rewriteSource(t *testing.T, src string) (string, []*rewrite.Error) {
 	t.Helper()
+	return rewriteSourceWith(t, src, rewrite.Config{})
+}
+
+// rewriteSourceWith is rewriteSource with a Config.
+func rewriteSourceWith(t *testing.T, src string, cfg rewrite.Config) (string, []*rewrite.Error) {
+	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "/src/p.go", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -27,7 +33,7 @@ func rewriteSource(t *testing.T, src string) (string, []*rewrite.Error) {
 	if _, err := conf.Check("p", fset, []*ast.File{f}, info); err != nil {
 		t.Fatal(err)
 	}
-	out, errs := rewrite.File(fset, f, info, "/src/p.go", []byte(src))
+	out, errs := rewrite.File(fset, f, info, "/src/p.go", []byte(src), cfg)
 	return string(out), errs
 }
 

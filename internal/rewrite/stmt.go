@@ -53,6 +53,9 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	if !ok {
 		return
 	}
+	if f, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.cfg.Wrap {
+		r.testingTArgs(c, f)
+	}
 	if f, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.info.Selections[s] == nil {
 		r.givenChans(c, f)
 		return
@@ -360,7 +363,7 @@ func (r *fileRewriter) recvComm(s ast.Stmt) (*ast.UnaryExpr, []ast.Expr, string)
 // rewritten standard imports used.
 func (r *fileRewriter) imports() {
 	var specs []string
-	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}} {
+	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}} {
 		if r.uses[p.path] {
 			specs = append(specs, p.name+" "+strconv.Quote(p.path))
 		}
@@ -371,7 +374,7 @@ func (r *fileRewriter) imports() {
 	// An import whose every use was rewritten would be unused.
 	blank := map[string]string{
 		"sync": "NewCond", "sync/atomic": "LoadInt32", "time": "Now", "context": "Background",
-		"runtime": "Gosched", "math/rand": "Int", "math/rand/v2": "Int",
+		"runtime": "Gosched", "math/rand": "Int", "math/rand/v2": "Int", "testing": "Short",
 	}
 	var uses []string
 	for _, imp := range r.file.Imports {

@@ -405,8 +405,8 @@ func reproduceLine(name string, o Options, s plan) string {
 // through dstreplay (plain go test would run the code as written).
 func goTest() []string {
 	args := []string{"go", "test"}
-	if os.Getenv("DST_REWRITTEN") != "" {
-		args = []string{"go", "tool", "dstreplay", "test"}
+	if v := os.Getenv("DST_REWRITTEN"); v != "" {
+		args = append([]string{"go", "tool", "dstreplay", "test"}, rewriteFlags(v)...)
 	}
 	if engine.RaceEnabled {
 		args = append(args, "-race")

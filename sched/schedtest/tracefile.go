@@ -68,10 +68,18 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
 	}
-	if os.Getenv("DST_REWRITTEN") != "" {
+	if v := os.Getenv("DST_REWRITTEN"); v != "" {
 		// Code that dstreplay test rewrote: dstreplay exec and debug
-		// rewrite it again to re-run it.
+		// rewrite it again, with the same flags, to re-run it.
 		h.Options = append(h.Options, "rewritten=1")
+		for _, f := range rewriteFlags(v) {
+			switch name, value, _ := strings.Cut(f, "="); name {
+			case "-wrap":
+				h.Options = append(h.Options, "rewritten.wrap=1")
+			case "-rewrite":
+				h.Options = append(h.Options, "rewritten.rewrite="+value)
+			}
+		}
 	}
 	if o.FaultProbability != 0 {
 		h.Options = append(h.Options, fmt.Sprintf("faultprobability=%v", o.FaultProbability))
@@ -104,9 +112,30 @@ func bodyPackage(body func(*T)) string {
 	name := f.Name() // "example.com/pkg_test.TestX.func1"
 	slash := strings.LastIndexByte(name, '/')
 	if dot := strings.IndexByte(name[slash+1:], '.'); dot >= 0 {
-		return name[:slash+1+dot]
+		name = name[:slash+1+dot]
+	}
+	if name == nativetestPath {
+		// A test that dstreplay test -wrap runs: the test binary's main
+		// package is "<package under test>.test".
+		if bi, ok := debug.ReadBuildInfo(); ok && strings.HasSuffix(bi.Path, ".test") {
+			return strings.TrimSuffix(bi.Path, ".test")
+		}
 	}
 	return name
+}
+
+// nativetestPath is the package whose Wrap is the body of the tests that
+// dstreplay test -wrap runs.
+const nativetestPath = "github.com/dstgo/dst/sched/native/nativetest"
+
+// rewriteFlags are the flags of dstreplay test that rewrote the running
+// code, from the value dstreplay test gives DST_REWRITTEN: "1", or the
+// flags ("-wrap -rewrite=golang.org/x/sync/...").
+func rewriteFlags(v string) []string {
+	if v == "1" {
+		return nil
+	}
+	return strings.Fields(v)
 }
 
 // fromHeader is the options and the schedule a trace records.

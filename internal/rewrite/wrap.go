@@ -1,0 +1,173 @@
+package rewrite
+
+import (
+	"go/ast"
+	"go/types"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Config says what a file's rewrite does beyond Go's concurrency.
+type Config struct {
+	// Wrap runs go test's tests under the scheduler: the function of each
+	// test (func TestX(t *testing.T) in a _test.go file) and of each fuzz
+	// target (f.Fuzz(func(t *testing.T, ...))) becomes the body of
+	// nativetest.Wrap, and every other *testing.T of the file a
+	// *nativetest.T.
+	Wrap bool
+	// Rewritten reports whether the package with the given import path is
+	// rewritten too (with the same Config); nil means none but the file's
+	// own. Under Wrap, a *testing.T handed to a function of a package that
+	// is not rewritten is refused.
+	Rewritten func(path string) bool
+}
+
+// NativetestPath is the import path of the package wrapped tests call.
+const NativetestPath = "github.com/dstgo/dst/sched/native/nativetest"
+
+const (
+	nativetestName = "_dstw"
+	wrapParam      = "_dstt" // the test's parameter, when it has no usable name
+)
+
+// isTestingT reports whether t is *testing.T.
+func isTestingT(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T"
+}
+
+// isTestingTName reports whether obj is the type name testing.T.
+func isTestingTName(obj types.Object) bool {
+	tn, ok := obj.(*types.TypeName)
+	return ok && tn.Pkg() != nil && tn.Pkg().Path() == "testing" && tn.Name() == "T"
+}
+
+// collectWrap notes, under Config.Wrap, the functions go test calls with a
+// *testing.T: their parameter keeps its type, and their body is wrapped.
+func (r *fileRewriter) collectWrap(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.FuncDecl:
+		if r.isTestFunc(n) {
+			r.wrapFuncs = append(r.wrapFuncs, wrapped{n.Type, n.Body})
+			r.keepType(n.Type.Params.List[0].Type)
+		}
+	case *ast.CallExpr:
+		s, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
+		if !ok || len(n.Args) != 1 {
+			return
+		}
+		sel := r.info.Selections[s]
+		lit, ok := n.Args[0].(*ast.FuncLit)
+		if sel == nil || !ok || sel.Obj().Name() != "Fuzz" || !isTestingF(sel.Recv()) || lit.Type.Params.NumFields() == 0 {
+			return
+		}
+		first := lit.Type.Params.List[0]
+		if isTestingT(r.info.TypeOf(first.Type)) && len(first.Names) <= 1 {
+			r.wrapFuncs = append(r.wrapFuncs, wrapped{lit.Type, lit.Body})
+			r.keepType(first.Type)
+		}
+	}
+}
+
+func isTestingF(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "F"
+}
+
+// wrapped is a function whose body runs under nativetest.Wrap.
+type wrapped struct {
+	typ  *ast.FuncType
+	body *ast.BlockStmt
+}
+
+// keepType marks the testing.T of a *testing.T parameter that go test's
+// machinery fills, which stays as it is.
+func (r *fileRewriter) keepType(e ast.Expr) {
+	if s, ok := ast.Unparen(e).(*ast.StarExpr); ok {
+		x := ast.Unparen(s.X)
+		r.kept[x] = true
+		if sel, ok := x.(*ast.SelectorExpr); ok {
+			r.kept[sel.Sel] = true
+		}
+	}
+}
+
+// isTestFunc reports whether d is a test go test runs: TestXxx in a
+// _test.go file, taking one *testing.T and returning nothing.
+func (r *fileRewriter) isTestFunc(d *ast.FuncDecl) bool {
+	name := d.Name.Name
+	if !strings.HasSuffix(r.name, "_test.go") || d.Recv != nil || d.Body == nil || d.Type.TypeParams != nil ||
+		!strings.HasPrefix(name, "Test") || d.Type.Results.NumFields() != 0 || d.Type.Params.NumFields() != 1 {
+		return false
+	}
+	if rest := name[len("Test"):]; rest != "" {
+		if c, _ := utf8.DecodeRuneInString(rest); unicode.IsLower(c) {
+			return false
+		}
+	}
+	return isTestingT(r.info.TypeOf(d.Type.Params.List[0].Type))
+}
+
+// wrap makes the body of a function go test calls the body of
+// nativetest.Wrap, which receives the test's *testing.T and gives the body
+// a *nativetest.T of the same name:
+//
+//	func TestX(t *testing.T) {_dstw.Wrap(t, func(t *_dstw.T) { ... })}
+func (r *fileRewriter) wrap(w wrapped) {
+	p := w.typ.Params.List[0]
+	outer, inner := wrapParam, wrapParam
+	switch {
+	case len(p.Names) == 0:
+		r.insert(p.Type.Pos(), wrapParam+" ")
+	case p.Names[0].Name == "_":
+		r.replace(p.Names[0].Pos(), p.Names[0].End(), wrapParam)
+		inner = "_"
+	default:
+		outer, inner = p.Names[0].Name, p.Names[0].Name
+	}
+	nt := r.use(NativetestPath)
+	r.replace(w.body.Lbrace, w.body.Lbrace+1, "{"+nt+".Wrap("+outer+", func("+inner+" *"+nt+".T) {")
+	r.replace(w.body.Rbrace, w.body.Rbrace+1, "})}")
+}
+
+// testingTArgs refuses, under Wrap, a *testing.T handed to a function of a
+// package that is not rewritten: it would get a *nativetest.T instead.
+func (r *fileRewriter) testingTArgs(c *ast.CallExpr, f *types.Func) {
+	if f.Pkg() == nil || f.Pkg() == r.pkg() || r.cfg.Rewritten != nil && r.cfg.Rewritten(f.Pkg().Path()) {
+		return
+	}
+	sig, ok := f.Type().(*types.Signature)
+	if !ok {
+		return
+	}
+	for i, a := range c.Args {
+		if !isTestingT(r.info.TypeOf(a)) {
+			continue
+		}
+		var pt types.Type
+		switch {
+		case sig.Variadic() && i >= sig.Params().Len()-1:
+			if s, ok := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice); ok {
+				pt = s.Elem()
+			}
+		case i < sig.Params().Len():
+			pt = sig.Params().At(i).Type()
+		}
+		if pt != nil && isTestingT(pt) {
+			r.errorf(a.Pos(), "%s hands the test's *testing.T to %s.%s, which is not rewritten: under -wrap the test's t is a *nativetest.T; add %s to -rewrite, or run this test without -wrap",
+				r.text0(a), f.Pkg().Path(), f.Name(), f.Pkg().Path())
+		}
+	}
+}
+
+// text0 is n's original text.
+func (r *fileRewriter) text0(n ast.Node) string { return string(r.src[r.off(n.Pos()):r.off(n.End())]) }

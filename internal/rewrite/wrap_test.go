@@ -1,0 +1,134 @@
+package rewrite_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/internal/rewrite"
+)
+
+// goTestJSON runs go test -json with args in dir and returns each test's
+// outcome (pass, fail, skip) and output.
+func goTestJSON(t *testing.T, dir string, env []string, args ...string) (map[string]string, map[string]string) {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"test", "-json", "-count=1"}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	out, _ := cmd.Output() // a failing test is an exit status; the events say which
+	action, output := map[string]string{}, map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e struct{ Action, Test, Output string }
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Test == "" {
+			continue
+		}
+		output[e.Test] += e.Output
+		if e.Action == "pass" || e.Action == "fail" || e.Action == "skip" {
+			action[e.Test] = e.Action
+		}
+	}
+	if len(action) == 0 {
+		t.Fatalf("go test %s ran no test:\n%s", strings.Join(args, " "), out)
+	}
+	return action, output
+}
+
+// TestWrap runs a suite written for go test, with subtests, parallel
+// subtests, cleanups, t.Context, Skip, a fuzz target and a helper package
+// taking *testing.T, through the -wrap rewrite: each test passes, skips or
+// fails as under go test, the subtests -run leaves out do not run, and the
+// one bug natively out of reach is found in a subtest, with a reproduce
+// line that wraps again.
+func TestWrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	files := map[string]string{}
+	for name, as := range map[string]string{"suite_test.go.txt": "suite_test.go", "check.go.txt": "check/check.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "wrap", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[as] = string(b)
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod")
+	dir := tempModule(t, env, files)
+
+	// The suite is right about go test: natively, what does not fail by
+	// design passes or skips.
+	native, out := goTestJSON(t, dir, env, "-run", "^(TestSubtests|TestParallelTogether|TestContext|TestSkipped|FuzzChannel)$", ".")
+	for name, want := range map[string]string{"TestSubtests": "pass", "TestParallelTogether": "pass", "TestContext": "pass", "TestSkipped": "skip", "FuzzChannel": "pass"} {
+		if native[name] != want {
+			t.Errorf("natively, %s: %q, want %q\n%s", name, native[name], want, out[name])
+		}
+	}
+
+	overlay, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, Wrap: true, Env: env, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("%d files rewritten, want 2 (the suite and the helper package)", n)
+	}
+	env = append(env, rewrite.EnvMarker+"=-wrap")
+	got, out := goTestJSON(t, dir, env, "-overlay="+overlay, "-dst.iters=200", "-skip", "^TestFilter$", ".")
+	for name, want := range map[string]string{"TestSubtests": "pass", "TestParallelTogether": "pass", "TestContext": "pass",
+		"TestSkipped": "skip", "FuzzChannel": "pass", "FuzzChannel/seed#0": "pass", "TestFailLostUpdate": "fail"} {
+		if got[name] != want {
+			t.Errorf("wrapped, %s: %q, want %q\n%s", name, got[name], want, out[name])
+		}
+	}
+	if !strings.Contains(out["TestSubtests"], "sched: 200 schedules passed") {
+		t.Errorf("TestSubtests did not run under the scheduler:\n%s", out["TestSubtests"])
+	}
+	for _, want := range []string{"TestFailLostUpdate/adds: lost update: n = 1", "go tool dstreplay test -wrap . -run '^TestFailLostUpdate$'"} {
+		if !strings.Contains(out["TestFailLostUpdate"], want) {
+			t.Errorf("TestFailLostUpdate's report lacks %q:\n%s", want, out["TestFailLostUpdate"])
+		}
+	}
+
+	// -run selects subtests inside the run as go test does.
+	if got, out := goTestJSON(t, dir, env, "-overlay="+overlay, "-dst.iters=20", "-run", "^TestFilter$/^keep$", "."); got["TestFilter"] != "pass" {
+		t.Errorf("TestFilter with -run TestFilter/keep: %q\n%s", got["TestFilter"], out["TestFilter"])
+	}
+	if got, out := goTestJSON(t, dir, env, "-overlay="+overlay, "-dst.iters=20", "-run", "^TestFilter$", "."); got["TestFilter"] != "fail" ||
+		!strings.Contains(out["TestFilter"], "TestFilter/drop: a subtest -run leaves out ran") {
+		t.Errorf("TestFilter unfiltered: %q, want its subtest drop to fail it\n%s", got["TestFilter"], out["TestFilter"])
+	}
+}
+
+// TestWrapRefusesUnrewrittenT: under -wrap, a *testing.T handed to a
+// function that is not rewritten (it would receive a *nativetest.T) is an
+// error naming the place, the function and what to do; a testing.TB
+// parameter takes the *nativetest.T and is not refused.
+func TestWrapRefusesUnrewrittenT(t *testing.T) {
+	src := `package p
+
+import (
+	"log/slog"
+	"testing/slogtest"
+	"testing"
+)
+
+func check(t *testing.T) {
+	slogtest.Run(t, func(*testing.T) slog.Handler { return nil }, nil)
+	var tb testing.TB = t
+	_ = tb
+}
+`
+	out, errs := rewriteSourceWith(t, src, rewrite.Config{Wrap: true})
+	want := "/src/p.go:10:15: t hands the test's *testing.T to testing/slogtest.Run, which is not rewritten: " +
+		"under -wrap the test's t is a *nativetest.T; add testing/slogtest to -rewrite, or run this test without -wrap"
+	if out != "" || len(errs) != 1 || errs[0].Error() != want {
+		t.Errorf("got %q, errors %v; want the error %q", out, errs, want)
+	}
+	out, errs = rewriteSourceWith(t, src, rewrite.Config{Wrap: true, Rewritten: func(path string) bool { return path == "testing/slogtest" }})
+	if len(errs) != 0 || !strings.Contains(out, "func check(t *_dstw.T") {
+		t.Errorf("with testing/slogtest rewritten: errors %v, text:\n%s", errs, out)
+	}
+}
