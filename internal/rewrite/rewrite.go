@@ -87,18 +87,18 @@ type fileRewriter struct {
 	cfg       Config
 	wrapFuncs []wrapped         // under Wrap, the functions go test calls with a *testing.T
 	kept      map[ast.Node]bool // under Wrap, the testing.T of their parameters
-	fset    *token.FileSet
-	file    *ast.File
-	info    *types.Info
-	nodes   []ast.Node
-	uses    map[string]bool   // shim packages the rewritten file calls
-	touched []string          // local names of the rewritten standard packages the file imports
-	commaOK map[ast.Expr]bool // receives that are v, ok := <-c
-	labels  map[*ast.SelectStmt]*ast.LabeledStmt
-	gotos   map[string]bool            // labels a goto names
-	called  map[*ast.SelectorExpr]bool // selectors that are called
-	ntmp    int
-	errs    []*Error
+	fset      *token.FileSet
+	file      *ast.File
+	info      *types.Info
+	nodes     []ast.Node
+	uses      map[string]bool   // shim packages the rewritten file calls
+	touched   []string          // local names of the rewritten standard packages the file imports
+	commaOK   map[ast.Expr]bool // receives that are v, ok := <-c
+	labels    map[*ast.SelectStmt]*ast.LabeledStmt
+	gotos     map[string]bool            // labels a goto names
+	called    map[*ast.SelectorExpr]bool // selectors that are called
+	ntmp      int
+	errs      []*Error
 }
 
 func (r *fileRewriter) errorf(p token.Pos, format string, args ...any) {
