@@ -20,11 +20,18 @@ into go test through -overlay, so go's build cache keeps their compilation. Ever
 the module that the tested packages import is rewritten; -rewrite adds dependencies. Reports,
 traces, the stepper and delve show the original files and lines.
 
+With -wrap, the tested packages' own tests run under the scheduler unedited: each
+func TestX(t *testing.T) (and each fuzz target's function) is explored as a schedtest.Test
+body (1000 schedules by default; -dst.* flags apply), its t.Run subtests are goroutines of
+the run and its t.Parallel subtests run together, interleaved; see package
+sched/native/nativetest for what differs from go test.
+
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over is an error naming its
 file and line, and nothing runs.
 
-  dstreplay test ./... -run TestCache -dst.schedules=1000`
+  dstreplay test ./... -run TestCache -dst.iters=1000
+  dstreplay test -wrap -rewrite=golang.org/x/sync/... golang.org/x/sync/errgroup`
 
 // testBoolFlags are go test's flags that take no value, to tell a package
 // pattern from a flag's value.

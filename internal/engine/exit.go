@@ -68,7 +68,9 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	r.removeRunnable(g)
 	r.live--
 	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
-	if p != nil || g.fatal || !returned {
+	if p != nil || g.fatal || !returned && g.ID == 1 {
+		// A Goexit ends only the goroutine, as in Go, except the body's:
+		// go test fails a test whose goroutine calls it.
 		r.exitFailed(g, p, stack)
 		return
 	}
@@ -148,7 +150,7 @@ func (r *Run) recordExit(g *G, p any) {
 }
 
 // exitFailed ends the run for g, which exits with panic p (and its stack),
-// after a fatal failure, or with runtime.Goexit. It is exitG's rare path, a
+// after a fatal failure, or, being the body, with runtime.Goexit. It is exitG's rare path, a
 // function of its own so that exitG, which picks the next goroutine deep in
 // the exiting one's stack, keeps a small stack frame.
 //
@@ -169,7 +171,7 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		r.finish(nil)
 	default:
 		r.finish(&Failure{Kind: Goexit, G: g.ID, Message: fmt.Sprintf(
-			"goroutine %d called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *schedtest.T the body receives)", g.ID)})
+			"the body (goroutine %d) called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *schedtest.T the body receives)", g.ID)})
 	}
 }
 

@@ -21,7 +21,7 @@ const (
 	Panic      Kind = "panic"       // a managed goroutine panicked
 	Fatal      Kind = "fatal error" // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
 	TestFailed Kind = "test failed" // the body called T.Error, T.Fatal or similar
-	Goexit     Kind = "goexit"      // a managed goroutine called runtime.Goexit
+	Goexit     Kind = "goexit"      // the body called runtime.Goexit
 	Escape     Kind = "escape"      // a goroutine started with a plain go statement outlived the run
 	Watchdog   Kind = "watchdog"    // a goroutine stopped reaching scheduling points
 	Misuse     Kind = "misuse"      // an object was shared between runs or touched from outside

@@ -19,9 +19,9 @@ type listed struct {
 	ImportPath, Dir, ForTest string
 	Standard                 bool
 	Module                   *struct {
-		Path, Version string
-		Main          bool
-		Replace       *struct{ Path, Version string }
+		Path, Version, Dir string
+		Main               bool
+		Replace            *struct{ Path, Version string }
 	}
 	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, EmbedFiles []string
 }
@@ -118,10 +118,17 @@ func cached(dir, key string) (string, int, bool) {
 	if json.Unmarshal(data, &o) != nil {
 		return "", 0, false
 	}
-	for _, f := range o.Replace {
+	n := 0
+	for name, f := range o.Replace {
 		if _, err := os.Stat(f); err != nil {
 			return "", 0, false
 		}
+		if _, err := os.Stat(filepath.Dir(name)); err != nil {
+			return "", 0, false // a module's copy went away
+		}
+		if strings.HasSuffix(name, ".go") {
+			n++
+		}
 	}
-	return path, len(o.Replace), true
+	return path, n, true
 }

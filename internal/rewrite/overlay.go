@@ -72,6 +72,23 @@ func Overlay(opts Options) (string, int, error) {
 	}
 	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return rewritten[path] }}
 	replace := map[string]string{}
+	mods := cachedModules(listing, rewritten)
+	if len(mods) > 0 {
+		goMod, err := mainGoMod(opts)
+		if err != nil {
+			return "", 0, err
+		}
+		text, err := copyModules(opts.CacheDir, mods, goMod)
+		if err != nil {
+			return "", 0, err
+		}
+		path, err := storeAs(opts.CacheDir, []byte(text), ".mod")
+		if err != nil {
+			return "", 0, err
+		}
+		replace[goMod] = path
+	}
+	files := 0
 	done := map[string]bool{}
 	var errs []error
 	for _, p := range pkgs {
@@ -103,7 +120,11 @@ func Overlay(opts Options) (string, int, error) {
 			if err != nil {
 				return "", 0, err
 			}
+			if c, ok := inCopy(mods, name); ok {
+				name = c // the module cache's files cannot be replaced
+			}
 			replace[name] = path
+			files++
 		}
 	}
 	if len(errs) > 0 {
@@ -120,7 +141,7 @@ func Overlay(opts Options) (string, int, error) {
 	if err := atomicfile.WriteBytes(filepath.Join(opts.CacheDir, "key-"+key), false, []byte(path+"\n")); err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
-	return path, len(replace), nil
+	return path, files, nil
 }
 
 // targets lists the packages to rewrite: those under test, the packages of
@@ -179,11 +200,16 @@ func matchAny(patterns []string, path string) bool {
 // store writes data under its hash in dir, so that an unchanged rewrite is
 // the same file and go's build cache keeps its compilation.
 func store(dir string, data []byte) (string, error) {
-	sum := sha256.Sum256(data)
 	ext := ".go"
 	if len(data) > 0 && data[0] == '{' {
 		ext = ".json"
 	}
+	return storeAs(dir, data, ext)
+}
+
+// storeAs is store with the file's extension.
+func storeAs(dir string, data []byte, ext string) (string, error) {
+	sum := sha256.Sum256(data)
 	path := filepath.Join(dir, hex.EncodeToString(sum[:16])+ext)
 	if _, err := os.Stat(path); err == nil {
 		return path, nil

@@ -339,12 +339,43 @@ func TestFatalFromManagedGoroutine(t *testing.T) {
 	}
 }
 
+// TestGoexitIsReported: runtime.Goexit in the body fails the run, as go
+// test fails a test whose goroutine calls it.
 func TestGoexitIsReported(t *testing.T) {
 	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.Goexit, func(t *schedtest.T) {
+		sched.Go(func() {})
+		runtimeGoexit()
+	}, "the body (goroutine 1) called runtime.Goexit")
+}
+
+// TestGoexitEndsItsGoroutine: runtime.Goexit in another goroutine ends
+// that goroutine, after its deferred calls, and the run goes on, as in Go
+// (golang.org/x/sync/singleflight's tests call it in a function given to
+// Do).
+func TestGoexitEndsItsGoroutine(t *testing.T) {
+	res, err := schedtest.Explore(schedtest.Options{Iterations: 200}, func(t *schedtest.T) {
 		var wg sched.WaitGroup
-		wg.Go(func() { runtimeGoexit() })
+		var mu sched.Mutex
+		n := 0
+		for range 3 {
+			wg.Add(1)
+			sched.Go(func() {
+				defer wg.Done()
+				mu.Lock()
+				n++
+				mu.Unlock()
+				runtimeGoexit()
+				t.Error("Goexit returned")
+			})
+		}
 		wg.Wait()
-	}, "goroutine 2 called runtime.Goexit")
+		if n != 3 {
+			t.Errorf("n = %d", n)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
 }
 
 func TestEscapeIsReported(t *testing.T) {

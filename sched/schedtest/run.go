@@ -116,7 +116,7 @@ const (
 	Panic      = engine.Panic      // a managed goroutine panicked
 	FatalError = engine.Fatal      // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
 	TestFailed = engine.TestFailed // the body called T.Error, T.Fatal or similar
-	Goexit     = engine.Goexit     // a managed goroutine called runtime.Goexit
+	Goexit     = engine.Goexit     // the body called runtime.Goexit
 	Escape     = engine.Escape     // a goroutine started with a plain go statement outlived the run
 	Watchdog   = engine.Watchdog   // a goroutine stopped reaching scheduling points
 	Misuse     = engine.Misuse     // an object was shared between runs or touched from outside

@@ -360,6 +360,12 @@ func TestEveryEndLeavesNothing(t *testing.T) {
 			defer func() { recover() }() // Goexit is not a panic: nothing to recover
 			runtime.Goexit()
 		}},
+		{"goexit in a child", func(t *schedtest.T) {
+			var mu sched.Mutex
+			sched.Go(worker(&mu, 5))
+			sched.Go(func() { defer sched.Yield(); mu.Lock(); runtime.Goexit() })
+			worker(&mu, 5)()
+		}},
 		{"panic during goexit", func(t *schedtest.T) {
 			sched.Go(func() { sched.Yield() })
 			defer func() { panic("in a deferred call") }()

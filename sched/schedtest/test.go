@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -392,7 +393,11 @@ func pruneLine() string {
 // name, from the module root.
 func reproduceLine(name string, o Options, s plan) string {
 	args := goTest()
-	args = append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)))
+	pkg := packageDir()
+	if dep := dependencyUnderTest(); dep != "" {
+		pkg = dep
+	}
+	args = append(args, pkg, "-run", shellQuote(gotest.RunPattern(name)))
 	args = append(args, s.Flags()...)
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
@@ -425,7 +430,27 @@ func fromRoot(path string) string {
 	if filepath.IsAbs(path) {
 		return path
 	}
+	if dependencyUnderTest() != "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			return abs // the package is not in the module the lines run from
+		}
+	}
 	return filepath.ToSlash(filepath.Join(packageDir(), path))
+}
+
+// dependencyUnderTest is the import path of the package under test when it
+// is not in the main module (go test golang.org/x/sync/errgroup run from
+// another module): reproduce lines then name it by its import path.
+func dependencyUnderTest() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Path == "" {
+		return ""
+	}
+	pkg, ok := strings.CutSuffix(bi.Path, ".test")
+	if !ok || pkg == bi.Main.Path || strings.HasPrefix(pkg, bi.Main.Path+"/") {
+		return ""
+	}
+	return pkg
 }
 
 // packageDir is the current package's directory relative to its module root
