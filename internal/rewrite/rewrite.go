@@ -185,8 +185,12 @@ func (r *fileRewriter) node(n ast.Node) {
 	case *ast.CallExpr:
 		r.call(n)
 	case *ast.RangeStmt:
-		if chanOf(r.info.TypeOf(n.X)) != nil {
+		switch t := r.info.TypeOf(n.X); {
+		case chanOf(t) != nil:
 			r.replace(n.X.Pos(), n.X.End(), r.use(NativePath)+".Range("+r.text(n.X)+")")
+		case isMap(t):
+			// In an order the run's entropy decides.
+			r.replace(n.X.Pos(), n.X.End(), r.use(NativePath)+".Map("+r.text(n.X)+")")
 		}
 	case *ast.SelectStmt:
 		r.selectStmt(n)
@@ -238,6 +242,37 @@ func chanOf(t types.Type) *types.Chan {
 		return c
 	}
 	return nil
+}
+
+// isMap reports whether t is a map type, or a type parameter whose
+// constraint's types are all maps.
+func isMap(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Map:
+		return true
+	case *types.Interface:
+		found := false
+		for i := 0; i < u.NumEmbeddeds(); i++ {
+			switch e := u.EmbeddedType(i).(type) {
+			case *types.Union:
+				for j := 0; j < e.Len(); j++ {
+					if _, ok := e.Term(j).Type().Underlying().(*types.Map); !ok {
+						return false
+					}
+				}
+				found = true
+			default:
+				if isMap(e) {
+					found = true
+				}
+			}
+		}
+		return found
+	}
+	return false
 }
 
 // replacement is what a reference to a standard package's object becomes,

@@ -25,10 +25,13 @@
 //
 // # Not covered
 //
-// Map iteration order inside a run is Go's, random: code whose schedule
-// depends on the order in which it ranges over a map can take another path
-// on replay, which the replay reports as a divergence at that point. The
-// standard library is not rewritten: reflect.Select and reflect's channel
+// A range over a map (Map) inside a run goes in an order drawn from the
+// run's entropy, so a seed replays it; keys that hold pointers or channels
+// are ordered by address, which differs between runs, and functions of the
+// standard library that range over a map (maps.Keys, ...) keep Go's random
+// order: a schedule that depends on those can take another path on replay,
+// which the replay reports as a divergence at that point. The standard
+// library is not rewritten: reflect.Select and reflect's channel
 // operations, and goroutines that library code starts, are invisible to
 // the scheduler.
 package native

@@ -46,6 +46,9 @@ var Cases = []Case{
 	{"SelectEvaluationOrder", selectOrder, nil},
 	{"SelectBothReady", selectBoth, []string{"a", "b"}},
 	{"SendOrder", sendOrder, []string{"ab", "ba"}},
+	{"MapRangeOrder", mapOrder, []string{"a", "b", "c"}},
+	{"MapRangeDeleteUnreached", mapDelete, nil},
+	{"MapRangeGeneric", mapGeneric, nil},
 	{"ChannelPanics", chanPanics, nil},
 	{"NamedGenericDirectional", namedChans, nil},
 	{"ChannelsInStructsMapsSlices", chansInData, nil},
@@ -617,4 +620,36 @@ func randRange() string {
 	p := rand.Perm(4)
 	sort.Ints(p)
 	return fmt.Sprint(ok, p)
+}
+
+// mapOrder: the first key a range over a map produces; Go's order is
+// random.
+func mapOrder() string {
+	for k := range map[string]int{"a": 1, "b": 2, "c": 3} {
+		return k
+	}
+	return ""
+}
+
+// mapDelete: an entry deleted before the range reaches it is not produced.
+func mapDelete() string {
+	m := map[int]string{1: "x", 2: "y"}
+	n := 0
+	for k := range m {
+		delete(m, 3-k)
+		n++
+	}
+	return fmt.Sprint(n, len(m))
+}
+
+// mapGeneric: a range over a map of a type parameter, keys and values.
+func mapGeneric() string {
+	return fmt.Sprint(sumMap(map[string]int{"a": 1, "b": 2, "c": 3}))
+}
+
+func sumMap[M ~map[K]int, K comparable](m M) (n int) {
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
