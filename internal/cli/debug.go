@@ -129,7 +129,7 @@ func runDebug(e *env, args []string) int {
 
 	// The binary goes beside the script, not into the current directory.
 	argv := []string{"test", dir, "--init", script, "--output", filepath.Join(tmp, "debug.test")}
-	overlay, env, err := overlayFor(&header, dir)
+	overlay, env, err := overlayFor(&header, pkg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
 		return ExitFailure

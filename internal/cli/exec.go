@@ -28,12 +28,11 @@ func runExec(e *env, args []string) int {
 	}
 	h, outcome, cut := r.Header, r.Outcome, r.Truncated
 	r.Close()
-	dir, err := listDir(pkg)
-	if err != nil {
+	if _, err := listDir(pkg); err != nil { // says where to run from
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
 		return ExitUsage
 	}
-	overlay, env, err := overlayFor(&h, dir)
+	overlay, env, err := overlayFor(&h, pkg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
 		return ExitFailure

@@ -158,14 +158,15 @@ func markerValue(wrap bool, extra []string) string {
 }
 
 // overlayFor returns, for a trace recorded by code that dstreplay test
-// rewrote, the -overlay flag that rewrites the package in dir again with
-// the trace's flags (-wrap, -rewrite), and the environment's marker;
-// nothing for other traces.
-func overlayFor(h *trace.Header, dir string) (string, []string, error) {
+// rewrote, the -overlay flag that rewrites the package pkg again with the
+// trace's flags (-wrap, -rewrite), for go run in the current directory
+// (which may be another module than pkg's: a dependency's tests), and the
+// environment's marker; nothing for other traces.
+func overlayFor(h *trace.Header, pkg string) (string, []string, error) {
 	if !slices.Contains(h.Options, "rewritten=1") {
 		return "", nil, nil
 	}
-	opts := rewrite.Options{Dir: dir, Patterns: []string{"."}}
+	opts := rewrite.Options{Patterns: []string{pkg}}
 	for _, o := range h.Options {
 		switch k, v, _ := strings.Cut(o, "="); k {
 		case "rewritten.wrap":
@@ -176,7 +177,7 @@ func overlayFor(h *trace.Header, dir string) (string, []string, error) {
 	}
 	path, _, err := rewrite.Overlay(opts)
 	if err != nil {
-		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", dir, err)
+		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", pkg, err)
 	}
 	return "-overlay=" + path, []string{rewrite.EnvMarker + "=" + markerValue(opts.Wrap, opts.Rewrite)}, nil
 }
