@@ -100,7 +100,7 @@ func runTest(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", n, path)
 	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra))
+	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra), "DST_TEST_DIR="+dir)
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {

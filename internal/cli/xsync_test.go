@@ -13,12 +13,27 @@ import (
 // proxy.
 const xsyncVersion = "v0.25.0"
 
-// xsyncBugs are bugs fixed in golang.org/x/sync's history, put back into a
-// copy of the module: each must be found by the package's own test, under
-// dstreplay test -wrap, and replay exactly.
+// xsyncBugs are bugs fixed in golang.org/x/sync's history (named by the
+// commit that fixed them), put back into a copy of the module: each must be
+// found by the package's own test, under dstreplay test -wrap, and replay
+// exactly. fixed is the code of xsyncVersion, buggy what it was before the
+// fix, in today's surroundings.
 var xsyncBugs = []struct {
 	name, file, fixed, buggy, pkg, test string
-}{}
+}{
+	{"43a5402-semaphore-front-waiter-cancels", "semaphore/semaphore.go",
+		"\t\tdefault:\n\t\t\tisFront := s.waiters.Front() == elem\n\t\t\ts.waiters.Remove(elem)\n\t\t\t// If we're at the front and there are extra tokens left, notify other waiters.\n\t\t\tif isFront && s.size > s.cur {\n\t\t\t\ts.notifyWaiters()\n\t\t\t}\n\t\t}",
+		"\t\tdefault:\n\t\t\ts.waiters.Remove(elem)\n\t\t}",
+		"semaphore", "TestAllocCancelDoesntStarve"},
+	{"14be23e-semaphore-acquire-done-context", "semaphore/semaphore.go",
+		"\t\tcase <-ready:\n\t\t\t// Acquired the semaphore after we were canceled.\n\t\t\t// Pretend we didn't and put the tokens back.\n\t\t\ts.cur -= n\n\t\t\ts.notifyWaiters()",
+		"\t\tcase <-ready:\n\t\t\t// Acquired the semaphore after we were canceled.  Rather than trying to\n\t\t\t// fix up the queue, just pretend we didn't notice the cancelation.\n\t\t\ts.mu.Unlock()\n\t\t\treturn nil",
+		"semaphore", "TestWeightedAcquireCanceled"},
+	{"56d3577-singleflight-forget-deletes-new-call", "singleflight/singleflight.go",
+		"\t\tc.wg.Done()\n\t\tif g.m[key] == c {\n\t\t\tdelete(g.m, key)\n\t\t}",
+		"\t\tc.wg.Done()\n\t\tdelete(g.m, key)",
+		"singleflight", "TestForget"},
+}
 
 // TestXSync runs golang.org/x/sync's own test suite (errgroup, semaphore,
 // singleflight, syncmap), unedited, under the scheduler with dstreplay test

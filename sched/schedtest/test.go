@@ -289,7 +289,20 @@ const maxDrawsShown = 20
 // traceLine is a go test command that replays the trace file.
 func traceLine(name, file string) string {
 	args := goTest()
-	return strings.Join(append(args, packageDir(), "-run", shellQuote(gotest.RunPattern(name)), "-dst.trace="+file), " ")
+	if dependencyUnderTest() != "" {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs
+		}
+	}
+	return strings.Join(append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)), "-dst.trace="+file), " ")
+}
+
+// packageArg names the package under test in the commands a report prints.
+func packageArg() string {
+	if dep := dependencyUnderTest(); dep != "" {
+		return dep
+	}
+	return packageDir()
 }
 
 // saveFailure writes the failing schedule's trace under the test's directory
@@ -393,11 +406,7 @@ func pruneLine() string {
 // name, from the module root.
 func reproduceLine(name string, o Options, s plan) string {
 	args := goTest()
-	pkg := packageDir()
-	if dep := dependencyUnderTest(); dep != "" {
-		pkg = dep
-	}
-	args = append(args, pkg, "-run", shellQuote(gotest.RunPattern(name)))
+	args = append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)))
 	args = append(args, s.Flags()...)
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
@@ -438,42 +447,59 @@ func fromRoot(path string) string {
 	return filepath.ToSlash(filepath.Join(packageDir(), path))
 }
 
-// dependencyUnderTest is the import path of the package under test when it
-// is not in the main module (go test golang.org/x/sync/errgroup run from
-// another module): reproduce lines then name it by its import path.
+// dependencyUnderTest is the import path of the package under test when
+// dstreplay test ran it from another module than its own (dstreplay test
+// golang.org/x/sync/errgroup from the user's module): reproduce lines then
+// name it by its import path, to be run from there.
 func dependencyUnderTest() string {
+	from := os.Getenv("DST_TEST_DIR") // where dstreplay test ran
+	root := moduleRoot()
+	if from == "" || root == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(root, from); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return "" // inside the package's module
+	}
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Path == "" {
+	if !ok {
 		return ""
 	}
-	pkg, ok := strings.CutSuffix(bi.Path, ".test")
-	if !ok || pkg == bi.Main.Path || strings.HasPrefix(pkg, bi.Main.Path+"/") {
-		return ""
-	}
+	pkg, _ := strings.CutSuffix(bi.Path, ".test")
 	return pkg
+}
+
+// moduleRoot is the directory of the go.mod above the current directory,
+// or "".
+func moduleRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }
 
 // packageDir is the current package's directory relative to its module root
 // (go test runs tests in the package directory), or "." when unknown.
 func packageDir() string {
 	wd, err := os.Getwd()
-	if err != nil {
+	root := moduleRoot()
+	if err != nil || root == "" {
 		return "."
 	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			rel, err := filepath.Rel(dir, wd)
-			if err != nil || rel == "." {
-				return "."
-			}
-			return "./" + filepath.ToSlash(rel)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "."
-		}
-		dir = parent
+	rel, err := filepath.Rel(root, wd)
+	if err != nil || rel == "." {
+		return "."
 	}
+	return "./" + filepath.ToSlash(rel)
 }
 
 func randomSeed() uint64 {
