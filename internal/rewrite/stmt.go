@@ -76,13 +76,21 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
 }
 
-// givenChans wraps the channels a call hands to a function of the
-// standard library (which is never rewritten) in native.Given, which fails
-// a run that does so with the channel, the function and the place.
+// givenChans wraps the channels a call hands to a function that is not
+// rewritten (the standard library's, or a dependency's that -rewrite does
+// not name) in native.Given, which fails a run that does so with the
+// channel, the function and the place.
 func (r *fileRewriter) givenChans(c *ast.CallExpr, f *types.Func) {
 	path := f.Pkg().Path()
-	if strings.Contains(strings.Split(path, "/")[0], ".") {
-		return // not the standard library
+	switch {
+	case f.Pkg() == r.pkg() || toolPackage(path):
+		return // the tool's own packages (chans.FromRecv) take native channels
+	case r.cfg.Rewritten != nil:
+		if r.cfg.Rewritten(path) {
+			return
+		}
+	case strings.Contains(strings.Split(path, "/")[0], "."):
+		return // without the set of rewritten packages, only the standard library is known not to be
 	}
 	if _, shimmed := r.replacement(f); shimmed {
 		return
