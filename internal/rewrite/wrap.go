@@ -32,19 +32,20 @@ const (
 )
 
 // isTestingT reports whether t is *testing.T.
-func isTestingT(t types.Type) bool {
+func isTestingT(t types.Type) bool { return isTestingPtr(t, "T") }
+
+// isTestingF reports whether t is *testing.F.
+func isTestingF(t types.Type) bool { return isTestingPtr(t, "F") }
+
+// isTestingPtr reports whether t is a pointer to package testing's type
+// called name.
+func isTestingPtr(t types.Type, name string) bool {
 	p, ok := t.(*types.Pointer)
 	if !ok {
 		return false
 	}
 	n, ok := p.Elem().(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T"
-}
-
-// isTestingTName reports whether obj is the type name testing.T.
-func isTestingTName(obj types.Object) bool {
-	tn, ok := obj.(*types.TypeName)
-	return ok && tn.Pkg() != nil && tn.Pkg().Path() == "testing" && tn.Name() == "T"
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == name
 }
 
 // collectWrap notes, under Config.Wrap, the functions go test calls with a
@@ -72,15 +73,6 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 			r.keepType(first.Type)
 		}
 	}
-}
-
-func isTestingF(t types.Type) bool {
-	p, ok := t.(*types.Pointer)
-	if !ok {
-		return false
-	}
-	n, ok := p.Elem().(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "F"
 }
 
 // wrapped is a function whose body runs under nativetest.Wrap.
