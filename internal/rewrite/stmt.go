@@ -53,10 +53,11 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	if !ok {
 		return
 	}
-	if f, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.cfg.Wrap {
+	f, isFunc := r.info.Uses[s.Sel].(*types.Func)
+	if isFunc && r.cfg.Wrap {
 		r.testingTArgs(c, f)
 	}
-	if f, ok := r.info.Uses[s.Sel].(*types.Func); ok && r.info.Selections[s] == nil {
+	if isFunc && r.info.Selections[s] == nil {
 		r.givenChans(c, f)
 		return
 	}
@@ -76,34 +77,40 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
 }
 
+// rewritten reports whether package p is rewritten with the file's: it
+// is the file's own, or Config.Rewritten says so.
+func (r *fileRewriter) rewritten(p *types.Package) bool {
+	return p == r.pkg() || r.cfg.Rewritten != nil && r.cfg.Rewritten(p.Path())
+}
+
+// paramType is the type of the parameter that the call's argument i is
+// passed to; nil for the slice passed to a variadic parameter with "...".
+func paramType(sig *types.Signature, c *ast.CallExpr, i int) types.Type {
+	n := sig.Params().Len()
+	switch {
+	case i < n-1 || !sig.Variadic() && i < n:
+		return sig.Params().At(i).Type()
+	case sig.Variadic() && !c.Ellipsis.IsValid():
+		return sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+	}
+	return nil
+}
+
 // givenChans wraps the channels a call hands to a function that is not
 // rewritten (the standard library's, or a dependency's that -rewrite does
 // not name) in native.Given, which fails a run that does so with the
 // channel, the function and the place.
 func (r *fileRewriter) givenChans(c *ast.CallExpr, f *types.Func) {
 	path := f.Pkg().Path()
-	switch {
-	case f.Pkg() == r.pkg() || toolPackage(path):
-		return // the tool's own packages (chans.FromRecv) take native channels
-	case r.cfg.Rewritten != nil:
-		if r.cfg.Rewritten(path) {
-			return
-		}
-	case strings.Contains(strings.Split(path, "/")[0], "."):
-		return // without the set of rewritten packages, only the standard library is known not to be
+	if r.rewritten(f.Pkg()) || toolPackage(path) { // the tool's own packages (chans.FromRecv) take native channels
+		return
 	}
 	if _, shimmed := r.replacement(f); shimmed {
 		return
 	}
 	sig := f.Type().(*types.Signature)
 	for i, a := range c.Args {
-		var pt types.Type
-		switch {
-		case i < sig.Params().Len()-1 || !sig.Variadic() && i < sig.Params().Len():
-			pt = sig.Params().At(i).Type()
-		case sig.Variadic() && !c.Ellipsis.IsValid():
-			pt = sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice).Elem()
-		}
+		pt := paramType(sig, c, i)
 		if pt == nil || chanOf(pt) == nil {
 			continue
 		}

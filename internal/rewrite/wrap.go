@@ -18,8 +18,9 @@ type Config struct {
 	Wrap bool
 	// Rewritten reports whether the package with the given import path is
 	// rewritten too (with the same Config); nil means none but the file's
-	// own. Under Wrap, a *testing.T handed to a function of a package that
-	// is not rewritten is refused.
+	// own. A channel handed to a function of a package that is not
+	// rewritten is marked (native.Given), and under Wrap a *testing.T
+	// handed to one is refused.
 	Rewritten func(path string) bool
 }
 
@@ -134,27 +135,12 @@ func (r *fileRewriter) wrap(w wrapped) {
 // testingTArgs refuses, under Wrap, a *testing.T handed to a function of a
 // package that is not rewritten: it would get a *nativetest.T instead.
 func (r *fileRewriter) testingTArgs(c *ast.CallExpr, f *types.Func) {
-	if f.Pkg() == nil || f.Pkg() == r.pkg() || r.cfg.Rewritten != nil && r.cfg.Rewritten(f.Pkg().Path()) {
+	if f.Pkg() == nil || r.rewritten(f.Pkg()) {
 		return
 	}
-	sig, ok := f.Type().(*types.Signature)
-	if !ok {
-		return
-	}
+	sig := f.Type().(*types.Signature)
 	for i, a := range c.Args {
-		if !isTestingT(r.info.TypeOf(a)) {
-			continue
-		}
-		var pt types.Type
-		switch {
-		case sig.Variadic() && i >= sig.Params().Len()-1:
-			if s, ok := sig.Params().At(sig.Params().Len() - 1).Type().(*types.Slice); ok {
-				pt = s.Elem()
-			}
-		case i < sig.Params().Len():
-			pt = sig.Params().At(i).Type()
-		}
-		if pt != nil && isTestingT(pt) {
+		if isTestingT(r.info.TypeOf(a)) && isTestingT(paramType(sig, c, i)) {
 			r.errorf(a.Pos(), "%s hands the test's *testing.T to %s.%s, which is not rewritten: under -wrap the test's t is a *nativetest.T; add %s to -rewrite, or run this test without -wrap",
 				r.text0(a), f.Pkg().Path(), f.Name(), f.Pkg().Path())
 		}

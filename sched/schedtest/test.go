@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -460,12 +459,7 @@ func dependencyUnderTest() string {
 	if rel, err := filepath.Rel(root, from); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		return "" // inside the package's module
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	pkg, _ := strings.CutSuffix(bi.Path, ".test")
-	return pkg
+	return testedPackage()
 }
 
 // moduleRoot is the directory of the go.mod above the current directory,

@@ -115,13 +115,23 @@ func bodyPackage(body func(*T)) string {
 		name = name[:slash+1+dot]
 	}
 	if name == nativetestPath {
-		// A test that dstreplay test -wrap runs: the test binary's main
-		// package is "<package under test>.test".
-		if bi, ok := debug.ReadBuildInfo(); ok && strings.HasSuffix(bi.Path, ".test") {
-			return strings.TrimSuffix(bi.Path, ".test")
+		// A test that dstreplay test -wrap runs.
+		if pkg := testedPackage(); pkg != "" {
+			return pkg
 		}
 	}
 	return name
+}
+
+// testedPackage is the import path of the package whose test binary this
+// is (its main package is "<package>.test"), or "".
+func testedPackage() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if pkg, ok := strings.CutSuffix(bi.Path, ".test"); ok {
+			return pkg
+		}
+	}
+	return ""
 }
 
 // nativetestPath is the package whose Wrap is the body of the tests that
