@@ -87,6 +87,8 @@ type fileRewriter struct {
 	cfg       Config
 	wrapFuncs []wrapped         // under Wrap, the functions go test calls with a *testing.T
 	kept      map[ast.Node]bool // under Wrap, the testing.T of their parameters
+	own       *types.Package    // the file's package, once pkg found it
+	unwrapped []unwrapped       // under Wrap, the tests left as they are (they run the scheduler themselves)
 	fset      *token.FileSet
 	file      *ast.File
 	info      *types.Info
@@ -208,11 +210,25 @@ func (r *fileRewriter) node(n ast.Node) {
 	}
 }
 
+// pkg is the file's package: that of the objects it declares (Defs has
+// none for the package clause's name).
 func (r *fileRewriter) pkg() *types.Package {
-	if obj := r.info.Defs[r.file.Name]; obj != nil {
-		return obj.Pkg()
+	if r.own == nil {
+		for _, d := range r.file.Decls {
+			ast.Inspect(d, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && r.own == nil {
+					if obj := r.info.Defs[id]; obj != nil && obj.Pkg() != nil {
+						r.own = obj.Pkg()
+					}
+				}
+				return r.own == nil
+			})
+			if r.own != nil {
+				break
+			}
+		}
 	}
-	return nil
+	return r.own
 }
 
 // chanOf is the channel type of t, or of its core type; nil if t is not

@@ -21,19 +21,39 @@ func rewriteSource(t *testing.T, src string) (string, []*rewrite.Error) {
 // rewriteSourceWith is rewriteSource with a Config.
 func rewriteSourceWith(t *testing.T, src string, cfg rewrite.Config) (string, []*rewrite.Error) {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "/src/p.go", src, parser.ParseComments|parser.SkipObjectResolution)
+	return rewriteFile(t, "/src/p.go", src, cfg)
+}
+
+// rewriteFile type-checks src as the file name and rewrites it with cfg.
+func rewriteFile(t *testing.T, name, src string, cfg rewrite.Config) (string, []*rewrite.Error) {
+	t.Helper()
+	return rewriteWith(t, token.NewFileSet(), importer.Default(), name, src, cfg)
+}
+
+// The standard library and this module's packages, from source, for the
+// rewrites whose files import this module's packages (which
+// importer.Default does not find). Not safe for parallel tests.
+var (
+	sourceFset     = token.NewFileSet()
+	sourceImporter = importer.ForCompiler(sourceFset, "source", nil)
+)
+
+// rewriteWith type-checks src as the file name with imp and rewrites it
+// with cfg.
+func rewriteWith(t *testing.T, fset *token.FileSet, imp types.Importer, name, src string, cfg rewrite.Config) (string, []*rewrite.Error) {
+	t.Helper()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
 	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
 		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
 		Instances: map[*ast.Ident]types.Instance{}}
-	conf := types.Config{Importer: importer.Default()}
+	conf := types.Config{Importer: imp}
 	if _, err := conf.Check("p", fset, []*ast.File{f}, info); err != nil {
 		t.Fatal(err)
 	}
-	out, errs := rewrite.File(fset, f, info, "/src/p.go", []byte(src), cfg)
+	out, errs := rewrite.File(fset, f, info, name, []byte(src), cfg)
 	return string(out), errs
 }
 

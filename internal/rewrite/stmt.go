@@ -44,8 +44,13 @@ func timerMethod(obj types.Object) string {
 func (r *fileRewriter) call(c *ast.CallExpr) {
 	fun := ast.Unparen(c.Fun)
 	if id, ok := fun.(*ast.Ident); ok {
-		if _, ok := r.info.Uses[id].(*types.Builtin); ok {
+		switch f := r.info.Uses[id].(type) {
+		case *types.Builtin:
 			r.builtin(c, id.Name)
+		case *types.Func:
+			if r.cfg.Wrap {
+				r.testingTArgs(c, f)
+			}
 		}
 		return
 	}

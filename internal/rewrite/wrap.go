@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 	"unicode"
@@ -54,10 +55,15 @@ func isTestingPtr(t types.Type, name string) bool {
 func (r *fileRewriter) collectWrap(n ast.Node) {
 	switch n := n.(type) {
 	case *ast.FuncDecl:
-		if r.isTestFunc(n) {
-			r.wrapFuncs = append(r.wrapFuncs, wrapped{n.Type, n.Body})
-			r.keepType(n.Type.Params.List[0].Type)
+		if !r.isTestFunc(n) {
+			return
 		}
+		if r.runsItself(n.Body) {
+			r.keepAll(n, n.Name.Name)
+			return
+		}
+		r.wrapFuncs = append(r.wrapFuncs, wrapped{n.Type, n.Body})
+		r.keepType(n.Type.Params.List[0].Type)
 	case *ast.CallExpr:
 		s, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr)
 		if !ok || len(n.Args) != 1 {
@@ -69,11 +75,78 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 			return
 		}
 		first := lit.Type.Params.List[0]
-		if isTestingT(r.info.TypeOf(first.Type)) && len(first.Names) <= 1 {
+		if !isTestingT(r.info.TypeOf(first.Type)) || len(first.Names) > 1 {
+			return
+		}
+		if r.runsItself(lit.Body) {
+			r.keepAll(lit, "the fuzz target")
+		} else {
 			r.wrapFuncs = append(r.wrapFuncs, wrapped{lit.Type, lit.Body})
 			r.keepType(first.Type)
 		}
 	}
+}
+
+// runsItself reports whether a test hands a *testing.T (its own, or a
+// subtest's) to one of this tool's packages (schedtest.Test,
+// sched.Explore): it explores schedules itself, and -wrap leaves it as it
+// is.
+func (r *fileRewriter) runsItself(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && !found {
+			if f := calledFunc(r.info, c); f != nil && f.Pkg() != nil && toolPackage(f.Pkg().Path()) {
+				for _, a := range c.Args {
+					found = found || isTestingT(r.info.TypeOf(a))
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// calledFunc is the function or method a call calls, or nil.
+func calledFunc(info *types.Info, c *ast.CallExpr) *types.Func {
+	switch fun := ast.Unparen(c.Fun).(type) {
+	case *ast.Ident:
+		f, _ := info.Uses[fun].(*types.Func)
+		return f
+	case *ast.SelectorExpr:
+		f, _ := info.Uses[fun.Sel].(*types.Func)
+		return f
+	}
+	return nil
+}
+
+// keepAll keeps every testing.T under n, a test -wrap leaves as it is
+// (its subtests' too), and notes n so that handing its t to a function
+// whose *testing.T -wrap changes is refused.
+func (r *fileRewriter) keepAll(n ast.Node, name string) {
+	r.unwrapped = append(r.unwrapped, unwrapped{n, name})
+	ast.Inspect(n, func(n ast.Node) bool {
+		if s, ok := n.(*ast.StarExpr); ok && isTestingT(r.info.TypeOf(s)) {
+			r.keepType(s)
+		}
+		return true
+	})
+}
+
+// unwrapped is a test -wrap leaves as it is.
+type unwrapped struct {
+	node ast.Node
+	name string
+}
+
+// inUnwrapped is the name of the test -wrap leaves as it is that p is in,
+// or "".
+func (r *fileRewriter) inUnwrapped(p token.Pos) string {
+	for _, u := range r.unwrapped {
+		if u.node.Pos() <= p && p < u.node.End() {
+			return u.name
+		}
+	}
+	return ""
 }
 
 // wrapped is a function whose body runs under nativetest.Wrap.
@@ -133,14 +206,36 @@ func (r *fileRewriter) wrap(w wrapped) {
 }
 
 // testingTArgs refuses, under Wrap, a *testing.T handed to a function of a
-// package that is not rewritten: it would get a *nativetest.T instead.
+// package that is not rewritten: it would get a *nativetest.T instead. In
+// a test -wrap leaves as it is, the other way round: a *testing.T handed
+// to a function whose *testing.T -wrap changes.
 func (r *fileRewriter) testingTArgs(c *ast.CallExpr, f *types.Func) {
-	if f.Pkg() == nil || r.rewritten(f.Pkg()) {
+	if f.Pkg() == nil {
 		return
 	}
 	sig := f.Type().(*types.Signature)
+	if test := r.inUnwrapped(c.Pos()); test != "" {
+		if !r.rewritten(f.Pkg()) {
+			return // its t stays a *testing.T
+		}
+		for i, a := range c.Args {
+			if isTestingT(r.info.TypeOf(a)) && isTestingT(paramType(sig, c, i)) {
+				r.errorf(a.Pos(), "%s hands %s to %s, whose *testing.T parameter -wrap makes a *nativetest.T; -wrap leaves %s as it is because it runs the scheduler itself (it hands a *testing.T to this tool's API): run it without -wrap, or make %s take a testing.TB",
+					test, r.text0(a), f.Name(), test, f.Name())
+			}
+		}
+		return
+	}
+	if r.rewritten(f.Pkg()) {
+		return
+	}
 	for i, a := range c.Args {
-		if isTestingT(r.info.TypeOf(a)) && isTestingT(paramType(sig, c, i)) {
+		switch {
+		case !isTestingT(r.info.TypeOf(a)) || !isTestingT(paramType(sig, c, i)):
+		case toolPackage(f.Pkg().Path()):
+			r.errorf(a.Pos(), "%s hands a *testing.T to %s.%s outside a test function: -wrap leaves a test that calls %s.%s itself as it is, but makes this %s a *nativetest.T; call %s.%s from the test function, or run these tests without -wrap",
+				r.text0(a), f.Pkg().Name(), f.Name(), f.Pkg().Name(), f.Name(), r.text0(a), f.Pkg().Name(), f.Name())
+		default:
 			r.errorf(a.Pos(), "%s hands the test's *testing.T to %s.%s, which is not rewritten: under -wrap the test's t is a *nativetest.T; add %s to -rewrite, or run this test without -wrap",
 				r.text0(a), f.Pkg().Path(), f.Name(), f.Pkg().Path())
 		}

@@ -61,8 +61,9 @@ func TestWrap(t *testing.T) {
 
 	// The suite is right about go test: natively, what does not fail by
 	// design passes or skips.
-	native, out := goTestJSON(t, dir, env, "-run", "^(TestSubtests|TestParallelTogether|TestContext|TestSkipped|FuzzChannel)$", ".")
-	for name, want := range map[string]string{"TestSubtests": "pass", "TestParallelTogether": "pass", "TestContext": "pass", "TestSkipped": "skip", "FuzzChannel": "pass"} {
+	native, out := goTestJSON(t, dir, env, "-run", "^(TestSubtests|TestParallelTogether|TestContext|TestSkipped|TestOwnScheduler|FuzzChannel)$", ".")
+	for name, want := range map[string]string{"TestSubtests": "pass", "TestParallelTogether": "pass", "TestContext": "pass", "TestSkipped": "skip",
+		"TestOwnScheduler": "pass", "FuzzChannel": "pass"} {
 		if native[name] != want {
 			t.Errorf("natively, %s: %q, want %q\n%s", name, native[name], want, out[name])
 		}
@@ -78,13 +79,15 @@ func TestWrap(t *testing.T) {
 	env = append(env, rewrite.EnvMarker+"=-wrap")
 	got, out := goTestJSON(t, dir, env, "-overlay="+overlay, "-dst.iters=200", "-skip", "^TestFilter$", ".")
 	for name, want := range map[string]string{"TestSubtests": "pass", "TestParallelTogether": "pass", "TestContext": "pass",
-		"TestSkipped": "skip", "FuzzChannel": "pass", "FuzzChannel/seed#0": "pass", "TestFailLostUpdate": "fail"} {
+		"TestSkipped": "skip", "TestOwnScheduler/sub": "pass", "FuzzChannel": "pass", "FuzzChannel/seed#0": "pass", "TestFailLostUpdate": "fail"} {
 		if got[name] != want {
 			t.Errorf("wrapped, %s: %q, want %q\n%s", name, got[name], want, out[name])
 		}
 	}
-	if !strings.Contains(out["TestSubtests"], "sched: 200 schedules passed") {
-		t.Errorf("TestSubtests did not run under the scheduler:\n%s", out["TestSubtests"])
+	for _, name := range []string{"TestSubtests", "TestOwnScheduler/sub"} {
+		if !strings.Contains(out[name], "sched: 200 schedules passed") {
+			t.Errorf("%s did not run under the scheduler:\n%s", name, out[name])
+		}
 	}
 	for _, want := range []string{"TestFailLostUpdate/adds: lost update: n = 1", "go tool dstreplay test -wrap . -run '^TestFailLostUpdate$'"} {
 		if !strings.Contains(out["TestFailLostUpdate"], want) {
@@ -130,5 +133,58 @@ func check(t *testing.T) {
 	out, errs = rewriteSourceWith(t, src, rewrite.Config{Wrap: true, Rewritten: func(path string) bool { return path == "testing/slogtest" }})
 	if len(errs) != 0 || !strings.Contains(out, "func check(t *_dstw.T") {
 		t.Errorf("with testing/slogtest rewritten: errors %v, text:\n%s", errs, out)
+	}
+}
+
+// TestWrapLeavesOwnExplorations: a test that hands a *testing.T to the
+// tool's API explores schedules itself, and -wrap leaves it as it is (its
+// subtests' *testing.T too); handing that *testing.T to a helper whose
+// *testing.T -wrap changes is refused.
+func TestWrapLeavesOwnExplorations(t *testing.T) {
+	src := `package p
+
+import (
+	"testing"
+
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+func helper(t *testing.T) {}
+
+func TestWrapped(t *testing.T) { helper(t) }
+
+func TestSelf(t *testing.T) {
+	t.Run("sub", func(t *testing.T) {
+		schedtest.Test(t, func(*schedtest.T) {})
+	})
+}
+
+func TestSelfHelper(t *testing.T) {
+	helper(t)
+	schedtest.Test(t, func(*schedtest.T) {})
+}
+
+func explore(t *testing.T) { schedtest.Test(t, func(*schedtest.T) {}) }
+`
+	_, errs := rewriteWith(t, sourceFset, sourceImporter, "/src/p_test.go", src, rewrite.Config{Wrap: true})
+	want := "/src/p_test.go:20:9: TestSelfHelper hands t to helper, whose *testing.T parameter -wrap makes a *nativetest.T; " +
+		"-wrap leaves TestSelfHelper as it is because it runs the scheduler itself (it hands a *testing.T to this tool's API): " +
+		"run it without -wrap, or make helper take a testing.TB"
+	want2 := "/src/p_test.go:24:45: t hands a *testing.T to schedtest.Test outside a test function: -wrap leaves a test that calls " +
+		"schedtest.Test itself as it is, but makes this t a *nativetest.T; call schedtest.Test from the test function, or run these tests without -wrap"
+	if len(errs) != 2 || errs[0].Error() != want || errs[1].Error() != want2 {
+		t.Fatalf("errors %v; want the two errors\n%s\n%s", errs, want, want2)
+	}
+	src = strings.Replace(src, "\thelper(t)\n\tschedtest", "\tschedtest", 1)
+	src = src[:strings.Index(src, "\nfunc explore")]
+	out, errs := rewriteWith(t, sourceFset, sourceImporter, "/src/p_test.go", src, rewrite.Config{Wrap: true})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"func helper(t *_dstw.T", "func TestWrapped(t *testing.T) {_dstw.Wrap(t, func(t *_dstw.T) {",
+		"func TestSelf(t *testing.T) {", `t.Run("sub", func(t *testing.T) {`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the rewrite lacks %q:\n%s", want, out)
+		}
 	}
 }
