@@ -121,7 +121,7 @@ func (g *G) TraceSelect(chosen, n int) {
 //
 //go:norace
 func (g *G) Error(s string) {
-	at := callerLoc() // for the failure's place: a failing run pays for it once
+	at := g.run.failLoc() // for the failure's place: a failing run pays for it once
 	if g.run.cfg.Detail {
 		if l := loc(at); l.File != "" {
 			s = fmt.Sprintf("%s:%d: %s", filepath.Base(l.File), l.Line, s)
@@ -152,7 +152,7 @@ func (g *G) Failed() bool {
 func (g *G) FailNow() {
 	msg, place := strings.Join(g.run.errors, "\n"), places(g.run.errorAt)
 	if msg == "" {
-		msg, place = fmt.Sprintf("goroutine %d: FailNow", g.ID), shortLoc(callerLoc())
+		msg, place = fmt.Sprintf("goroutine %d: FailNow", g.ID), shortLoc(g.run.failLoc())
 	}
 	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg, Place: place})
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -115,6 +116,50 @@ func callerLoc() *Location {
 	for {
 		f, more := frames.Next()
 		if !ours(f.File, f.Function) {
+			return &Location{Func: f.Function, File: f.File, Line: f.Line}
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// Helper marks the function that called a test helper's Helper method (the
+// first caller outside the tool) as a helper of the run: the failures it
+// reports are placed at its caller's line, as go test places them.
+func (g *G) Helper() {
+	var pcs [24]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !ours(f.File, f.Function) {
+			r := g.run
+			r.helperMu.Lock()
+			if !slices.Contains(r.helpers, f.Function) {
+				r.helpers = append(r.helpers, f.Function)
+			}
+			r.helperMu.Unlock()
+			return
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// failLoc is where a failure reported through the tool was reported: the
+// first frame outside the tool and the run's helpers (callerLoc's caller's
+// caller, as for callerLoc).
+func (r *Run) failLoc() *Location {
+	var pcs [64]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	r.helperMu.Lock()
+	defer r.helperMu.Unlock()
+	for {
+		f, more := frames.Next()
+		if !ours(f.File, f.Function) && !slices.Contains(r.helpers, f.Function) {
 			return &Location{Func: f.Function, File: f.File, Line: f.Line}
 		}
 		if !more {

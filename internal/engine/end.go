@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -33,6 +34,12 @@ type endState struct {
 	drain     int     // scheduling points reached after the run's end was decided
 
 	errorAt []string // where each error was reported (shortLoc), for the failure's place
+
+	// The functions marked as test helpers (G.Helper), skipped when a
+	// failure is placed. A mutex: any goroutine of the run marks them,
+	// with no happens-before edge between them under -race.
+	helperMu sync.Mutex
+	helpers  []string
 
 	// Under -race: the race detector's count of races when the running
 	// goroutine last reached a scheduling point, the goroutine that made

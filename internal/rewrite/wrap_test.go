@@ -3,6 +3,7 @@ package rewrite_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,7 +90,11 @@ func TestWrap(t *testing.T) {
 			t.Errorf("%s did not run under the scheduler:\n%s", name, out[name])
 		}
 	}
-	for _, want := range []string{"TestFailLostUpdate/adds: lost update: n = 1", "go tool dstreplay test -wrap . -run '^TestFailLostUpdate$'"} {
+	// check.Equal is a helper: the failure is placed at the line that
+	// called it.
+	line := 1 + strings.Count(strings.Split(files["suite_test.go"], `check.Equal(t, "lost update: n"`)[0], "\n")
+	for _, want := range []string{fmt.Sprintf("suite_test.go:%d: TestFailLostUpdate/adds: lost update: n = 1, want 2", line),
+		"go tool dstreplay test -wrap . -run '^TestFailLostUpdate$'"} {
 		if !strings.Contains(out["TestFailLostUpdate"], want) {
 			t.Errorf("TestFailLostUpdate's report lacks %q:\n%s", want, out["TestFailLostUpdate"])
 		}

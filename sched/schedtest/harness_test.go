@@ -741,3 +741,73 @@ func TestDataRaceIsAFinding(t *testing.T) {
 		t.Errorf("the reproduce line's flags %v did not race again:\n%s", args, again)
 	}
 }
+
+// positive and nonZero are test helpers as go test users write them:
+// nonZero calls positive, and neither is where a failure belongs.
+func positive(t *schedtest.T, n int) {
+	t.Helper()
+	if n <= 0 {
+		t.Errorf("%d is not positive", n)
+	}
+}
+
+func nonZero(t *schedtest.T, n int) {
+	t.Helper()
+	positive(t, n)
+}
+
+// notAHelper fails without calling Helper: the failure is its own line's,
+// which it returns.
+func notAHelper(t *schedtest.T) int {
+	_, _, line, _ := runtime.Caller(0)
+	t.Error("fails here")
+	return line + 1
+}
+
+// TestHelperPlacesFailures: a failure a helper reports is placed, in the
+// report (and so in its signature, which Place holds), at the line that called the
+// helper, through helpers that call helpers, as go test places it; a
+// function that did not call Helper keeps its own line.
+func TestHelperPlacesFailures(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		body func(t *schedtest.T) int // the line the failure belongs to
+	}{
+		{"helper", func(t *schedtest.T) int {
+			_, _, line, _ := runtime.Caller(0)
+			positive(t, 0)
+			return line + 1
+		}},
+		{"nested helpers", func(t *schedtest.T) int {
+			_, _, line, _ := runtime.Caller(0)
+			nonZero(t, -1)
+			return line + 1
+		}},
+		{"in a goroutine", func(t *schedtest.T) int {
+			var line int
+			var wg sched.WaitGroup
+			wg.Go(func() {
+				_, _, line, _ = runtime.Caller(0)
+				positive(t, 0)
+			})
+			wg.Wait()
+			return line + 1
+		}},
+		{"not a helper", notAHelper},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var want int
+			res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) { want = c.body(st) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure == nil {
+				t.Fatal("the run passed")
+			}
+			place := fmt.Sprintf("harness_test.go:%d: ", want)
+			if !strings.Contains(res.Failure.Error(), place) {
+				t.Errorf("the failure is not placed at %q:\n%s", place, res.Failure)
+			}
+		})
+	}
+}

@@ -40,8 +40,14 @@ func (t *T) current() *engine.G {
 // Name returns the name of the test being run.
 func (t *T) Name() string { return t.name }
 
-// Helper is accepted for compatibility; the report locates failures itself.
-func (t *T) Helper() {}
+// Helper marks the calling function as a test helper, as testing.T's does:
+// a failure it reports is placed at the line that called it (or, through
+// helpers that call helpers, at the first caller that is not one).
+func (t *T) Helper() {
+	if g := engine.Current(); g != nil {
+		g.Helper()
+	}
+}
 
 // Log records its arguments, formatted as by fmt.Sprintln, for the report.
 func (t *T) Log(args ...any) { t.log(sprintln(args...)) }

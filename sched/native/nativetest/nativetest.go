@@ -154,8 +154,9 @@ func (t *T) Parallel() {
 // Name returns the test's name, with its subtests' as go test writes them.
 func (t *T) Name() string { return t.name }
 
-// Helper is accepted; the report finds the failing line itself.
-func (t *T) Helper() {}
+// Helper marks the calling function as a test helper, as testing.T's does:
+// a failure it reports is placed at its caller's line.
+func (t *T) Helper() { t.run.Helper() }
 
 // Log and Logf keep their output for the failing run's report.
 func (t *T) Log(args ...any)                 { t.run.Log(t.prefix() + sprintln(args...)) }
