@@ -86,15 +86,21 @@ func (r *Run) fireWatchdog() {
 	r.tr = nil // the trace ends here
 	g := r.cur
 	r.stuck = g
+	stack := goroutineStack(g.goid)
+	in := ""
+	if _, frames := splitFrames(stack); calledAt(frames) != "" {
+		in = " in " + calledAt(frames)
+	}
 	r.failure = &Failure{
 		Kind: Watchdog,
 		G:    g.ID,
 		Step: r.steps,
-		Message: fmt.Sprintf("watchdog: goroutine %d ran for %v without reaching a scheduling point: "+
-			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O) or spinning "+
-			"without calling into sched; use the sched shims for everything that blocks, or raise -dst.watchdog",
-			g.ID, r.cfg.Watchdog),
-		Stack:      renumber(userStack(goroutineStack(g.goid), false), g.ID),
+		Message: fmt.Sprintf("watchdog: goroutine %d ran for %v without reaching a scheduling point%s: "+
+			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O, code that is "+
+			"not rewritten) or spinning without calling into sched; use the sched shims for everything that "+
+			"blocks, or raise -dst.watchdog",
+			g.ID, r.cfg.Watchdog, in),
+		Stack:      renumber(userStack(stack, false), g.ID),
 		Goroutines: r.snapshot(),
 	}
 	if coroutines {

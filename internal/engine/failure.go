@@ -188,6 +188,28 @@ func firstUser(frames [][]string) *Location {
 	return nil
 }
 
+// calledAt names, for a stack whose innermost user frame called into code
+// that is not (the standard library, the runtime), the function it called
+// and where: "net.(*pipe).Write, called at x_test.go:16 (x.TestPipe)". It
+// is "" when the innermost frame is the user's, or the tool's own.
+func calledAt(frames [][]string) string {
+	for i, fr := range frames {
+		l, ok := userFrame(fr)
+		if !ok {
+			continue
+		}
+		if i == 0 {
+			return ""
+		}
+		fn, file, _, ok := parseFrame(frames[i-1])
+		if !ok || ours(file, fn) {
+			return ""
+		}
+		return fmt.Sprintf("%s, called at %s", fn, l)
+	}
+	return ""
+}
+
 // panicPlace is where a panic was raised: the first frame of the user's in
 // the stack the deferred recover took (a shim's or the standard library's
 // panic is placed at the user's call).

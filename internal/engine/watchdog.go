@@ -138,7 +138,9 @@ func (r *Run) noteStall(d time.Duration) {
 		state = header[i+1 : j]
 	}
 	where := ""
-	if l := firstUser(frames); l != nil {
+	if c := calledAt(frames); c != "" {
+		where = ", in " + c
+	} else if l := firstUser(frames); l != nil {
 		where = ", at " + l.String()
 	}
 	note := fmt.Sprintf("goroutine %d ran for at least %v without reaching a scheduling point, in state %q%s: "+

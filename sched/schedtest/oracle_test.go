@@ -3,9 +3,11 @@ package schedtest_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -284,6 +286,24 @@ func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 	testutil.Fails(t, opts, schedtest.Watchdog, native(true),
 		"without reaching a scheduling point", "oracle_test.go:", "\ngoroutine 2 [chan receive]:\n")
 	testutil.Pass(t, opts, native(false))
+
+	// Code that is not rewritten (here the standard library's io.Pipe)
+	// blocks natively: the report names the function the user's code
+	// called, and where.
+	var line int
+	r, w := io.Pipe()
+	defer w.Close() // the abandoned goroutine's read returns
+	res := testutil.Fails(t, opts, schedtest.Watchdog, func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			_, _, line, _ = runtime.Caller(0)
+			r.Read(make([]byte, 1))
+		})
+		wg.Wait()
+	})
+	if want := fmt.Sprintf("without reaching a scheduling point in io.(*PipeReader).Read, called at oracle_test.go:%d ", line+1); !strings.Contains(res.Failure.Error(), want) {
+		t.Errorf("the report lacks %q:\n%s", want, res.Failure)
+	}
 }
 
 func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
@@ -505,7 +525,7 @@ func TestStallIsNoted(t *testing.T) {
 	if err != nil || res.Failure != nil {
 		t.Fatal(err, res.Failure)
 	}
-	for _, w := range []string{"goroutine 2 ran for at least ", `in state "sleep", at oracle_test.go:`, "oracle_test.go:", "schedtest_test.sleepNatively", "time.Sleep"} {
+	for _, w := range []string{"goroutine 2 ran for at least ", `in state "sleep", in time.Sleep, called at oracle_test.go:`, "schedtest_test.sleepNatively"} {
 		if !strings.Contains(res.Stall, w) {
 			t.Errorf("Stall lacks %q: %q", w, res.Stall)
 		}
