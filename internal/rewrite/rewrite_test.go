@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -184,5 +185,34 @@ func f() {
 	out, errs = rewriteSourceWith(t, src, rewrite.Config{Rewritten: func(path string) bool { return path == "os/signal" }})
 	if len(errs) > 0 || strings.Contains(out, "Given(") {
 		t.Errorf("os/signal rewritten, the channel is still marked (%v):\n%s", errs, out)
+	}
+}
+
+// TestReflectionChecked: the calls of reflection that operate on channels
+// go through native.Reflected and native.ReflectSelect, which refuse a
+// channel of the run; the others stay as they are.
+func TestReflectionChecked(t *testing.T) {
+	src := `package p
+
+import "reflect"
+
+func f(c chan int) {
+	v := reflect.ValueOf(c)
+	_ = v.Len() + v.Cap()
+	reflect.Select([]reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: v}})
+	v.Close()
+}
+`
+	out, errs := rewriteSource(t, src)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	out = regexp.MustCompile(`/\*line [^*]*\*/`).ReplaceAllString(out, "") // the line directives
+	for _, want := range []string{`_dstn.Reflected(v, "Len", "p.go:7").Len() + v.Cap()`,
+		`_dstn.ReflectSelect([]reflect.SelectCase{{Dir: reflect.SelectRecv, Chan: v}}, "p.go:8")`,
+		`_dstn.Reflected(v, "Close", "p.go:9").Close()`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in:\n%s", want, out)
+		}
 	}
 }

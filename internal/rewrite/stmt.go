@@ -63,11 +63,22 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		r.testingTArgs(c, f)
 	}
 	if isFunc && r.info.Selections[s] == nil {
+		if f.Pkg().Path() == "reflect" && f.Name() == "Select" {
+			r.replace(c.Fun.Pos(), c.Fun.End(), r.use(NativePath)+".ReflectSelect")
+			r.insert(c.Rparen, ", "+strconv.Quote(r.place(c.Pos())))
+			return
+		}
 		r.givenChans(c, f)
 		return
 	}
 	sel := r.info.Selections[s]
 	if sel == nil || sel.Kind() != types.MethodVal {
+		return
+	}
+	if reflectChanMethod(sel.Obj()) {
+		// The receiver, checked inside a run: not a channel of the run.
+		r.replace(s.X.Pos(), s.X.End(), r.use(NativePath)+".Reflected("+r.text(s.X)+", "+
+			strconv.Quote(s.Sel.Name)+", "+strconv.Quote(r.place(c.Pos()))+")")
 		return
 	}
 	shim := timerMethod(sel.Obj())
@@ -80,6 +91,32 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		args = append(args, r.text(a))
 	}
 	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
+}
+
+// reflectChanMethod reports whether obj is a method of reflect.Value that
+// operates on a channel where the scheduler cannot see it (native.Reflected
+// checks its receiver).
+func reflectChanMethod(obj types.Object) bool {
+	f, ok := obj.(*types.Func)
+	if !ok || f.Pkg() == nil || f.Pkg().Path() != "reflect" {
+		return false
+	}
+	recv := f.Type().(*types.Signature).Recv()
+	n, ok := recv.Type().(*types.Named)
+	if !ok || n.Obj().Name() != "Value" {
+		return false
+	}
+	switch f.Name() {
+	case "Send", "Recv", "TrySend", "TryRecv", "Close", "Len":
+		return true
+	}
+	return false
+}
+
+// place is p as a message names it: the file's base name and the line.
+func (r *fileRewriter) place(p token.Pos) string {
+	pos := r.fset.Position(p)
+	return filepath.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line)
 }
 
 // rewritten reports whether package p is rewritten with the file's: it
@@ -122,9 +159,7 @@ func (r *fileRewriter) givenChans(c *ast.CallExpr, f *types.Func) {
 		if tv, ok := r.info.Types[a]; ok && tv.IsNil() {
 			continue
 		}
-		p := r.fset.Position(a.Pos())
-		at := filepath.Base(p.Filename) + ":" + strconv.Itoa(p.Line)
-		r.replace(a.Pos(), a.End(), r.use(NativePath)+".Given("+r.text(a)+", "+strconv.Quote(path+"."+f.Name())+", "+strconv.Quote(at)+")")
+		r.replace(a.Pos(), a.End(), r.use(NativePath)+".Given("+r.text(a)+", "+strconv.Quote(path+"."+f.Name())+", "+strconv.Quote(r.place(a.Pos()))+")")
 	}
 }
 

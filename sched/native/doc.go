@@ -31,7 +31,10 @@
 // standard library that range over a map (maps.Keys, ...) keep Go's random
 // order: a schedule that depends on those can take another path on replay,
 // which the replay reports as a divergence at that point. The standard
-// library is not rewritten: reflect.Select and reflect's channel
-// operations, and goroutines that library code starts, are invisible to
-// the scheduler.
+// library is not rewritten: goroutines that library code starts are
+// invisible to the scheduler, and so is what it does with a channel of the
+// run. Handing one to it (Given) or reflecting over one (Reflected,
+// ReflectSelect) fails the run as a misuse naming the channel and the
+// place; library code that blocks natively stops the run at the watchdog,
+// whose report names the library function called and where.
 package native
