@@ -59,7 +59,7 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		file:    f,
 		info:    info,
 		uses:    map[string]bool{},
-		commaOK: map[ast.Expr]bool{},
+		commaOK: map[ast.Expr]ast.Expr{},
 		labels:  map[*ast.SelectStmt]*ast.LabeledStmt{},
 		gotos:   map[string]bool{},
 		called:  map[*ast.SelectorExpr]bool{},
@@ -93,9 +93,9 @@ type fileRewriter struct {
 	file      *ast.File
 	info      *types.Info
 	nodes     []ast.Node
-	uses      map[string]bool   // shim packages the rewritten file calls
-	touched   []string          // local names of the rewritten standard packages the file imports
-	commaOK   map[ast.Expr]bool // receives that are v, ok := <-c
+	uses      map[string]bool       // shim packages the rewritten file calls
+	touched   []string              // local names of the rewritten standard packages the file imports
+	commaOK   map[ast.Expr]ast.Expr // receives that are v, ok := <-c, and their ok
 	labels    map[*ast.SelectStmt]*ast.LabeledStmt
 	gotos     map[string]bool            // labels a goto names
 	called    map[*ast.SelectorExpr]bool // selectors that are called
@@ -121,11 +121,11 @@ func (r *fileRewriter) collect() {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
-				r.noteCommaOK(n.Rhs[0])
+				r.noteCommaOK(n.Rhs[0], n.Lhs[1])
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
-				r.noteCommaOK(n.Values[0])
+				r.noteCommaOK(n.Values[0], n.Names[1])
 			}
 		case *ast.CallExpr:
 			if s, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
@@ -144,10 +144,29 @@ func (r *fileRewriter) collect() {
 	})
 }
 
-func (r *fileRewriter) noteCommaOK(e ast.Expr) {
-	if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-		r.commaOK[u] = true
+func (r *fileRewriter) noteCommaOK(e, ok ast.Expr) {
+	if u, isRecv := ast.Unparen(e).(*ast.UnaryExpr); isRecv && u.Op == token.ARROW {
+		r.commaOK[u] = ok
 	}
+}
+
+// namedBool reports whether ok, the ok of a receive, is of a named boolean
+// type, to which the shims' bool does not assign (Go's untyped bool does).
+// Its conversion reads ok for its type, which only an identifier allows
+// without evaluating anything twice: another ok is refused.
+func (r *fileRewriter) namedBool(ok ast.Expr) bool {
+	t := r.info.TypeOf(ok)
+	if t == nil || types.Identical(t, types.Typ[types.Bool]) {
+		return false
+	}
+	if b, isBasic := t.Underlying().(*types.Basic); !isBasic || b.Kind() != types.Bool {
+		return false // an interface: it holds a bool, as in Go
+	}
+	if _, isIdent := ast.Unparen(ok).(*ast.Ident); !isIdent {
+		r.errorf(ok.Pos(), "the ok of this receive is a %s but not a variable's name: it cannot be rewritten; receive into a variable of that type first", t)
+		return false
+	}
+	return true
 }
 
 func (r *fileRewriter) use(pkg string) string {
@@ -178,11 +197,15 @@ func (r *fileRewriter) node(n ast.Node) {
 		r.replace(n.Pos(), n.End(), r.use(NativePath)+".To("+r.text(n.Chan)+").Send("+r.text(n.Value)+")")
 	case *ast.UnaryExpr:
 		if n.Op == token.ARROW {
-			fn := ".Recv("
-			if r.commaOK[n] {
-				fn = ".RecvOK("
+			ok, commaOK := r.commaOK[n]
+			switch {
+			case !commaOK:
+				r.replace(n.Pos(), n.End(), r.use(NativePath)+".Recv("+r.text(n.X)+")")
+			case r.namedBool(ok):
+				r.replace(n.Pos(), n.End(), r.use(NativePath)+".RecvOKAs("+r.text(n.X)+", "+r.text(ok)+")")
+			default:
+				r.replace(n.Pos(), n.End(), r.use(NativePath)+".RecvOK("+r.text(n.X)+")")
 			}
-			r.replace(n.Pos(), n.End(), r.use(NativePath)+fn+r.text(n.X)+")")
 		}
 	case *ast.CallExpr:
 		r.call(n)

@@ -72,6 +72,14 @@ L:
 	}
 }
 `, "/src/p.go:5:1: goto L: a goto to a labeled select cannot be rewritten"},
+		{"a named boolean ok that is not a variable's name", `package p
+
+type Open bool
+
+func f(c chan int, s *struct{ ok Open }) {
+	_, s.ok = <-c
+}
+`, "/src/p.go:6:5: the ok of this receive is a p.Open but not a variable's name: it cannot be rewritten; receive into a variable of that type first"},
 		{"a timer's method value", `package p
 
 import "time"

@@ -367,7 +367,11 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) {
 			case 1:
 				head += " " + r.text(lhs[0]) + " " + tok + " " + rv + ";"
 			case 2:
-				head += " " + r.text(lhs[0]) + ", " + r.text(lhs[1]) + " " + tok + " " + rv + ", " + ok + ";"
+				okv := ok
+				if r.namedBool(lhs[1]) {
+					okv = native + ".Bool(" + ok + ", " + r.text(lhs[1]) + ")"
+				}
+				head += " " + r.text(lhs[0]) + ", " + r.text(lhs[1]) + " " + tok + " " + rv + ", " + okv + ";"
 			}
 		}
 		clauses[i] = head

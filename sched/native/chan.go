@@ -105,6 +105,17 @@ func RecvOK[T any](c <-chan T) (T, bool) {
 	return shadow(g, addr(c), both[<-chan T, T](c)).RecvOK()
 }
 
+// RecvOKAs is v, ok = <-c where ok is of a named boolean type B (its
+// value only gives B).
+func RecvOKAs[T any, B ~bool](c <-chan T, _ B) (T, B) {
+	v, ok := RecvOK(c)
+	return v, B(ok)
+}
+
+// Bool is ok as a B, for the ok of a select's receive case of a named
+// boolean type (b only gives B).
+func Bool[B ~bool](ok bool, _ B) B { return B(ok) }
+
 // Close is close(c). Inside a run it closes c natively too, once the run's
 // channel is closed.
 func Close[T any](c chan<- T) {

@@ -51,6 +51,7 @@ var Cases = []Case{
 	{"MapRangeGeneric", mapGeneric, nil},
 	{"ChannelPanics", chanPanics, nil},
 	{"NamedGenericDirectional", namedChans, nil},
+	{"NamedBoolOK", namedBoolOK, nil},
 	{"ChannelsInStructsMapsSlices", chansInData, nil},
 	{"ChannelOfChannels", chanOfChan, nil},
 	{"Mutex", mutex, nil},
@@ -342,6 +343,30 @@ type Pipe chan string
 type RecvOnly <-chan string
 
 func first[C ~chan T, T any](c C) T { return <-c }
+
+// Open is a named boolean type: the ok of a receive assigns to it as Go's
+// untyped bool does.
+type Open bool
+
+func namedBoolOK() string {
+	c := make(chan int, 2)
+	c <- 1
+	c <- 2
+	close(c)
+	var v int
+	var ok Open
+	v, ok = <-c
+	var ok2 Open
+	var v2 int
+	select {
+	case v2, ok2 = <-c:
+	}
+	var ok3 Open
+	_, ok3 = <-c
+	var any3 any
+	_, any3 = <-c
+	return fmt.Sprint(v, ok, v2, ok2, ok3, any3)
+}
 
 func namedChans() string {
 	p := make(Pipe, 3)
