@@ -252,13 +252,7 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt) {
 		}
 		_, generic = r.info.Instances[name]
 	}
-	if isBuiltin {
-		// go close(c), go println(x): the arguments are evaluated in the
-		// new goroutine (a difference from Go's order, for builtins only).
-		r.replace(g.Pos(), g.End(), native+".Go(func() { "+r.text(call)+" })")
-		return
-	}
-	simple := sig != nil && !generic && !sig.Variadic() && !call.Ellipsis.IsValid() &&
+	simple := !isBuiltin && sig != nil && !generic && !sig.Variadic() && !call.Ellipsis.IsValid() &&
 		sig.Params().Len() == len(call.Args) && sig.Params().Len() <= 4 && sig.Results().Len() <= 2
 	if simple {
 		var args []string
@@ -279,10 +273,15 @@ func (r *fileRewriter) goStmt(g *ast.GoStmt) {
 	// Any other call: evaluate the function value and the arguments into
 	// temporaries now, call in the new goroutine. Constants stay in place
 	// (they convert to the parameter's type there), and so does a
-	// function's name (a generic one could not be a value).
+	// function's name (a generic one could not be a value) or a builtin's
+	// (go close(c), go println(x): its arguments too are evaluated at the
+	// go statement).
 	var names, vals, args []string
 	f := r.text(call.Fun)
-	if !static {
+	if isBuiltin && name.Name == "close" && chanOf(r.info.TypeOf(call.Args[0])) != nil {
+		f = native + ".Close" // the call's own rewrite is replaced with the go statement's
+	}
+	if !static && !isBuiltin {
 		t := r.tmp()
 		names, vals, f = append(names, t), append(vals, f), t
 	}

@@ -33,6 +33,7 @@ var Cases = []Case{
 	{"GoResultsDropped", goResults, nil},
 	{"GoVariadic", goVariadic, nil},
 	{"GoGeneric", goGeneric, nil},
+	{"GoBuiltinArgsEvaluatedAtGo", goBuiltin, nil},
 	{"UnbufferedHandoff", unbuffered, nil},
 	{"BufferedLenCap", buffered, nil},
 	{"CloseDrainThenZero", closeDrain, nil},
@@ -122,6 +123,15 @@ func goVariadic() string {
 }
 
 func send[T any](ch chan<- T, v T) { ch <- v }
+
+func goBuiltin() string {
+	c := make(chan int)
+	d := c
+	go close(d) // d is evaluated here: the later d = nil does not matter
+	d = nil
+	_, ok := <-c
+	return fmt.Sprint(ok, d == nil)
+}
 
 func goGeneric() string {
 	ch := make(chan float64, 1)
