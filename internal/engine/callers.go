@@ -112,10 +112,16 @@ func funcPackage(function string) string {
 func callerLoc() *Location {
 	var pcs [24]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
+	return frameWhere(pcs[:n], func(f *runtime.Frame) bool { return !ours(f.File, f.Function) })
+}
+
+// frameWhere is the location of the first of the frames of pcs (as
+// runtime.Callers gives them) that keep accepts, or nil.
+func frameWhere(pcs []uintptr, keep func(*runtime.Frame) bool) *Location {
+	frames := runtime.CallersFrames(pcs)
 	for {
 		f, more := frames.Next()
-		if !ours(f.File, f.Function) {
+		if keep(&f) {
 			return &Location{Func: f.Function, File: f.File, Line: f.Line}
 		}
 		if !more {
@@ -130,22 +136,16 @@ func callerLoc() *Location {
 func (g *G) Helper() {
 	var pcs [24]uintptr
 	n := runtime.Callers(2, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if !ours(f.File, f.Function) {
-			r := g.run
-			r.helperMu.Lock()
-			if !slices.Contains(r.helpers, f.Function) {
-				r.helpers = append(r.helpers, f.Function)
-			}
-			r.helperMu.Unlock()
-			return
-		}
-		if !more {
-			return
-		}
+	l := frameWhere(pcs[:n], func(f *runtime.Frame) bool { return !ours(f.File, f.Function) })
+	if l == nil {
+		return
 	}
+	r := g.run
+	r.helperMu.Lock()
+	if !slices.Contains(r.helpers, l.Func) {
+		r.helpers = append(r.helpers, l.Func)
+	}
+	r.helperMu.Unlock()
 }
 
 // failLoc is where a failure reported through the tool was reported: the
@@ -154,18 +154,11 @@ func (g *G) Helper() {
 func (r *Run) failLoc() *Location {
 	var pcs [64]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
 	r.helperMu.Lock()
 	defer r.helperMu.Unlock()
-	for {
-		f, more := frames.Next()
-		if !ours(f.File, f.Function) && !slices.Contains(r.helpers, f.Function) {
-			return &Location{Func: f.Function, File: f.File, Line: f.Line}
-		}
-		if !more {
-			return nil
-		}
-	}
+	return frameWhere(pcs[:n], func(f *runtime.Frame) bool {
+		return !ours(f.File, f.Function) && !slices.Contains(r.helpers, f.Function)
+	})
 }
 
 // entryFunc is the function of the user's that the calling goroutine
