@@ -290,18 +290,19 @@ func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 	// Code that is not rewritten (here the standard library's io.Pipe)
 	// blocks natively: the report names the function the user's code
 	// called, and where.
-	var line int
+	var line atomic.Int64 // the goroutine is abandoned: no happens-before edge to the test
 	r, w := io.Pipe()
 	defer w.Close() // the abandoned goroutine's read returns
 	res := testutil.Fails(t, opts, schedtest.Watchdog, func(t *schedtest.T) {
 		var wg sched.WaitGroup
 		wg.Go(func() {
-			_, _, line, _ = runtime.Caller(0)
+			_, _, l, _ := runtime.Caller(0)
+			line.Store(int64(l))
 			r.Read(make([]byte, 1))
 		})
 		wg.Wait()
 	})
-	if want := fmt.Sprintf("without reaching a scheduling point in io.(*PipeReader).Read, called at oracle_test.go:%d ", line+1); !strings.Contains(res.Failure.Error(), want) {
+	if want := fmt.Sprintf("without reaching a scheduling point in io.(*PipeReader).Read, called at oracle_test.go:%d ", line.Load()+2); !strings.Contains(res.Failure.Error(), want) {
 		t.Errorf("the report lacks %q:\n%s", want, res.Failure)
 	}
 }
