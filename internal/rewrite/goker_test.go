@@ -103,6 +103,11 @@ func reason(what string) string {
 // maxSteps bounds a run: a kernel starts up to 10,000 copies of its bug.
 const maxSteps = 1_000_000
 
+// watchdog is long: the end of a run that leaves 20,000 goroutines blocked
+// (the kernels start up to 10,000 copies of their bug) reads every one's
+// stack for the report, which takes seconds, more on a loaded machine.
+const watchdog = time.Minute
+
 // busy lets time pass while goroutines compute: the kernels sleep and poll
 // on timers as Go programs do.
 const busy = 0.001
@@ -127,7 +132,7 @@ func TestGoKer(t *testing.T) {
 		f := cmds[name]
 		start := time.Now()
 		res, err := schedtest.Explore(schedtest.Options{Iterations: 1000, Time: 20 * time.Second, Seed: 1, MaxSteps: maxSteps,
-			ClockFaults: schedtest.ClockFaults{BusyProbability: busy}}, func(*schedtest.T) { f() })
+			Watchdog: watchdog, ClockFaults: schedtest.ClockFaults{BusyProbability: busy}}, func(*schedtest.T) { f() })
 		if err != nil {
 			t.Fatal(err)
 		}
