@@ -87,9 +87,10 @@ func (r *Run) fireWatchdog() {
 	g := r.cur
 	r.stuck = g
 	stack := goroutineStack(g.goid)
-	in := ""
-	if _, frames := splitFrames(stack); calledAt(frames) != "" {
-		in = " in " + calledAt(frames)
+	_, frames := splitFrames(stack)
+	in := calledAt(frames)
+	if in != "" {
+		in = " in " + in
 	}
 	r.failure = &Failure{
 		Kind: Watchdog,

@@ -58,6 +58,7 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		fset:    fset,
 		file:    f,
 		info:    info,
+		own:     filePackage(f, info),
 		uses:    map[string]bool{},
 		commaOK: map[ast.Expr]ast.Expr{},
 		labels:  map[*ast.SelectStmt]*ast.LabeledStmt{},
@@ -87,7 +88,7 @@ type fileRewriter struct {
 	cfg       Config
 	wrapFuncs []wrapped         // under Wrap, the functions go test calls with a *testing.T
 	kept      map[ast.Node]bool // under Wrap, the testing.T of their parameters
-	own       *types.Package    // the file's package, once pkg found it
+	own       *types.Package    // the file's package (filePackage)
 	unwrapped []unwrapped       // under Wrap, the tests left as they are (they run the scheduler themselves)
 	fset      *token.FileSet
 	file      *ast.File
@@ -224,7 +225,7 @@ func (r *fileRewriter) node(n ast.Node) {
 	case *ast.Ident:
 		if obj := r.info.Uses[n]; obj != nil && obj.Pkg() != nil && obj.Pkg().Name() != "" {
 			// A dot import's name: the same rewrite as pkg.Name.
-			if obj.Parent() == obj.Pkg().Scope() && obj.Pkg() != r.pkg() && !r.kept[n] {
+			if obj.Parent() == obj.Pkg().Scope() && obj.Pkg() != r.own && !r.kept[n] {
 				if text, ok := r.replacement(obj); ok {
 					r.replace(n.Pos(), n.End(), text)
 				}
@@ -233,25 +234,19 @@ func (r *fileRewriter) node(n ast.Node) {
 	}
 }
 
-// pkg is the file's package: that of the objects it declares (Defs has
-// none for the package clause's name).
-func (r *fileRewriter) pkg() *types.Package {
-	if r.own == nil {
-		for _, d := range r.file.Decls {
-			ast.Inspect(d, func(n ast.Node) bool {
-				if id, ok := n.(*ast.Ident); ok && r.own == nil {
-					if obj := r.info.Defs[id]; obj != nil && obj.Pkg() != nil {
-						r.own = obj.Pkg()
-					}
-				}
-				return r.own == nil
-			})
-			if r.own != nil {
-				break
+// filePackage is f's package: that of the objects it declares (Defs has
+// none for the package clause's name), or nil if it declares none.
+func filePackage(f *ast.File, info *types.Info) *types.Package {
+	var own *types.Package
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && own == nil {
+			if obj := info.Defs[id]; obj != nil && obj.Pkg() != nil {
+				own = obj.Pkg()
 			}
 		}
-	}
-	return r.own
+		return own == nil
+	})
+	return own
 }
 
 // chanOf is the channel type of t, or of its core type; nil if t is not

@@ -122,7 +122,7 @@ func (r *fileRewriter) place(p token.Pos) string {
 // rewritten reports whether package p is rewritten with the file's: it
 // is the file's own, or Config.Rewritten says so.
 func (r *fileRewriter) rewritten(p *types.Package) bool {
-	return p == r.pkg() || r.cfg.Rewritten != nil && r.cfg.Rewritten(p.Path())
+	return p == r.own || r.cfg.Rewritten != nil && r.cfg.Rewritten(p.Path())
 }
 
 // paramType is the type of the parameter that the call's argument i is

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/tools/go/types/typeutil"
 )
 
 // Config says what a file's rewrite does beyond Go's concurrency.
@@ -95,7 +97,7 @@ func (r *fileRewriter) runsItself(body *ast.BlockStmt) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
 		if c, ok := n.(*ast.CallExpr); ok && !found {
-			if f := calledFunc(r.info, c); f != nil && f.Pkg() != nil && toolPackage(f.Pkg().Path()) {
+			if f, _ := typeutil.Callee(r.info, c).(*types.Func); f != nil && f.Pkg() != nil && toolPackage(f.Pkg().Path()) {
 				for _, a := range c.Args {
 					found = found || isTestingT(r.info.TypeOf(a))
 				}
@@ -104,19 +106,6 @@ func (r *fileRewriter) runsItself(body *ast.BlockStmt) bool {
 		return !found
 	})
 	return found
-}
-
-// calledFunc is the function or method a call calls, or nil.
-func calledFunc(info *types.Info, c *ast.CallExpr) *types.Func {
-	switch fun := ast.Unparen(c.Fun).(type) {
-	case *ast.Ident:
-		f, _ := info.Uses[fun].(*types.Func)
-		return f
-	case *ast.SelectorExpr:
-		f, _ := info.Uses[fun.Sel].(*types.Func)
-		return f
-	}
-	return nil
 }
 
 // keepAll keeps every testing.T under n, a test -wrap leaves as it is
