@@ -2,16 +2,76 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
+
+// A run's goroutines carry a profiler label that names the run. Go copies
+// a goroutine's labels to every goroutine it starts, so a plain goroutine
+// started during the run carries it too, and so do the goroutines it starts
+// after it has returned, when no "created by" line leads back to the run
+// any more. Code that sets labels of its own from a context without ours
+// (pprof.Do with context.Background, say) drops it for the goroutines it
+// starts then; those are still found through their "created by" lines
+// while their starter lives.
+const runLabelKey = "dst.run"
+
+type runLabel struct {
+	ctx  context.Context
+	mark string // how the label reads in a stack dump's header
+}
+
+var (
+	runLabels  sync.Pool
+	runLabelID atomic.Uint64
+)
+
+// newRunLabel returns a label no goroutine alive carries.
+func newRunLabel() *runLabel {
+	if l, ok := runLabels.Get().(*runLabel); ok {
+		return l
+	}
+	id := strconv.FormatUint(runLabelID.Add(1), 10)
+	return &runLabel{
+		ctx:  pprof.WithLabels(context.Background(), pprof.Labels(runLabelKey, id)),
+		mark: strconv.Quote(runLabelKey) + ": " + strconv.Quote(id),
+	}
+}
+
+// labelDumps serializes dumps that turn labels on, which is process-wide.
+var labelDumps sync.Mutex
+
+// labeledStacks is allStacks with each goroutine's labels in its header
+// (GODEBUG=tracebacklabels=1 for the time of the dump).
+func labeledStacks() []byte {
+	labelDumps.Lock()
+	defer labelDumps.Unlock()
+	old, had := os.LookupEnv("GODEBUG")
+	on := "tracebacklabels=1"
+	if old != "" {
+		on = old + "," + on // the last setting wins
+	}
+	os.Setenv("GODEBUG", on)
+	defer func() {
+		if had {
+			os.Setenv("GODEBUG", old)
+		} else {
+			os.Unsetenv("GODEBUG")
+		}
+	}()
+	return allStacks()
+}
 
 // samples are reused: metrics.Read fills the slice it is given, and runs in
 // parallel read at once.
@@ -43,7 +103,8 @@ type stack struct {
 	state     string
 	creator   string // function that started it
 	createdBy int64  // goroutine that started it
-	text      string
+	labels    string // its profiler labels, if the dump shows them
+	text      string // without the labels
 }
 
 // splitStacks parses a runtime.Stack(all) dump.
@@ -56,7 +117,12 @@ func splitStacks(dump []byte) []stack {
 		}
 		var s stack
 		s.text = text
-		head, _, _ := strings.Cut(text, "\n")
+		head, body, _ := strings.Cut(text, "\n")
+		if i := strings.Index(head, " labels:{"); i >= 0 && strings.HasSuffix(head, "}]:") {
+			s.labels = head[i+len(" labels:{") : len(head)-len("}]:")]
+			head = head[:i] + "]:"
+			s.text = head + "\n" + body
+		}
 		rest := strings.TrimPrefix(head, "goroutine ")
 		idStr, state, _ := strings.Cut(rest, " ")
 		s.id, _ = strconv.ParseInt(idStr, 10, 64)
@@ -75,8 +141,8 @@ func splitStacks(dump []byte) []stack {
 }
 
 // findEscapes looks for goroutines that a managed goroutine started with a
-// plain go statement, or that one of those started in turn, and that are
-// still alive. One that is exiting is not; one that still runs (runnable,
+// plain go statement, or that one of those started in turn (found through
+// their "created by" lines, or the run's label), and that are still alive. One that is exiting is not; one that still runs (runnable,
 // running, in a system call) is given a moment to end, and if it does not,
 // the report says that whether it outlives the run depends on timing the
 // scheduler does not control. One blocked (on a native channel, a sync
@@ -89,7 +155,7 @@ func (r *Run) findEscapes() *Failure {
 		ids[g.goid] = g.ID
 	}
 	escaped := func() []stack {
-		stacks := splitStacks(allStacks())
+		stacks := splitStacks(labeledStacks())
 		origin := map[int64]int{} // escaped goroutine: the managed one whose go statement it descends from
 		for changed := true; changed; {
 			changed = false
@@ -106,7 +172,9 @@ func (r *Run) findEscapes() *Failure {
 		}
 		var out []stack
 		for _, s := range stacks {
-			if _, ok := origin[s.id]; ok && !exiting(s) {
+			_, chained := origin[s.id]
+			labeled := r.label != nil && strings.Contains(s.labels, r.label.mark) && !strings.HasPrefix(s.creator, enginePrefix)
+			if _, managed := ids[s.id]; !managed && (chained || labeled) && !exiting(s) {
 				out = append(out, s)
 			}
 		}
@@ -120,6 +188,10 @@ func (r *Run) findEscapes() *Failure {
 	if len(found) == 0 {
 		return nil
 	}
+	alive := map[int64]bool{}
+	for _, s := range found {
+		alive[s.id] = true
+	}
 	var texts []string
 	timing := false
 	for _, s := range found {
@@ -128,6 +200,9 @@ func (r *Run) findEscapes() *Failure {
 			how = fmt.Sprintf("started by goroutine %d with a plain go statement", id)
 		} else {
 			how = "started by a goroutine that a plain go statement of the run started"
+			if !alive[s.createdBy] {
+				how += ", and that has since returned"
+			}
 		}
 		if running(s) {
 			timing = true

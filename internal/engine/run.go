@@ -3,6 +3,7 @@ package engine
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/dstgo/dst/entropy"
@@ -158,6 +159,8 @@ type Run struct {
 	// The first goroutines' room, allocated with the run.
 	gsBuf, runnableBuf [8]*G
 
+	label *runLabel // carried by every goroutine started during the run
+
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
 
@@ -190,6 +193,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		r.cfg.Start = DefaultStart
 	}
 	watch(r) // before counting goroutines: the watchdog's own start is not an escape
+	r.label = newRunLabel()
 	created := goroutinesCreated()
 	races := raceErrors()
 	r.racesSeen = races
@@ -215,8 +219,12 @@ func Execute(cfg Config, body func()) *Outcome {
 		semrelease(&r.root.sema, false, 0)
 		r.awaitEnd()
 	}
-	if r.failure == nil && goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
-		r.failure = r.findEscapes()
+	if goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
+		if r.failure == nil {
+			r.failure = r.findEscapes()
+		}
+	} else if r.failure == nil {
+		runLabels.Put(r.label) // no goroutine but the run's own ever carried it
 	}
 	if n := raceErrors() - races; n > 0 && r.failure == nil {
 		r.failure = r.raceFailure(n)
@@ -286,6 +294,7 @@ func (r *Run) start(g *G, f func()) {
 	} else if g.tear != tearNone {
 		runtime.Goexit() // torn down before its first turn
 	}
+	pprof.SetGoroutineLabels(r.label.ctx)
 	f()
 	returned = true
 }

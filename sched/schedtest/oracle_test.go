@@ -428,6 +428,46 @@ func TestNestedEscapeIsReported(t *testing.T) {
 	}
 }
 
+// A plain goroutine whose starter has already returned is still the run's:
+// the chain of "created by" lines through the starter is gone, and the run
+// is known by the label its goroutines hand down.
+// Regression (found on GoKer's etcd 6857, fixed): a body that starts
+// go func() { go n.run(); go n.Status() }() left the grandchildren blocked
+// with no report, or with one that said it depended on timing.
+func TestEscapeThroughExitedStarterIsReported(t *testing.T) {
+	godebug, had := os.LookupEnv("GODEBUG")
+	release := make(chan struct{})
+	defer close(release)
+	res := testutil.Fails(t, schedtest.Options{Iterations: 1}, schedtest.Escape, func(t *schedtest.T) {
+		started := make(chan struct{})
+		go escapeStarter(release, started)
+		<-started // native, but done before the run ends
+		for deadline := time.Now().Add(10 * time.Second); strings.Contains(dumpAll(), ".escapeStarter("); {
+			if time.Now().After(deadline) {
+				t.Fatal("the starter never returned")
+			}
+			runtime.Gosched()
+		}
+	}, "1 goroutine(s)", "has since returned", "[chan receive]")
+	if strings.Contains(res.Failure.Error(), "depends on timing") || strings.Contains(res.Failure.Error(), "labels:") {
+		t.Errorf("report:\n%s", res.Failure.Error())
+	}
+	if now, has := os.LookupEnv("GODEBUG"); now != godebug || has != had {
+		t.Errorf("GODEBUG is %q (set: %v) after the run, was %q (set: %v)", now, has, godebug, had)
+	}
+}
+
+//go:noinline
+func escapeStarter(release, started chan struct{}) {
+	go func() { <-release }()
+	close(started)
+}
+
+func dumpAll() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
 // A run's object used by a plain goroutine fails the run as a misuse, with
 // where it happened, and ends that goroutine (its deferred calls run)
 // rather than panicking, which would end the test binary.
