@@ -117,14 +117,14 @@ func runDebug(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
 		return ExitUsage
 	}
-	dlv, ok := findDlv(e, *dlvPath)
-	if !ok {
-		return ExitFailure
-	}
-	dir, err := listDir(pkg)
+	dir, err := listDir(pkg) // a trace that cannot be debugged here says so before a missing delve does
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
 		return ExitUsage
+	}
+	dlv, ok := findDlv(e, *dlvPath)
+	if !ok {
+		return ExitFailure
 	}
 
 	// The binary goes beside the script, not into the current directory.
