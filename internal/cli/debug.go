@@ -235,7 +235,6 @@ func stepEvent(r *trace.Reader, step int64) (trace.Event, int64, error) {
 	return trace.Event{}, 0, err
 }
 
-// findDlv returns the delve binary to run, or says how to install it.
 // lookDlv finds delve: on $PATH, or in $GOBIN or $GOPATH/bin, where go
 // install puts it.
 func lookDlv() (string, bool) {
@@ -264,6 +263,7 @@ func lookDlv() (string, bool) {
 	return "", false
 }
 
+// findDlv returns the delve binary to run, or says how to install it.
 func findDlv(e *env, given string) (string, bool) {
 	if given != "" {
 		if p, err := exec.LookPath(given); err == nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -57,7 +58,24 @@ func TestDebug(t *testing.T) {
 		if _, e, code := run("debug", "--dlv", filepath.Join(t.TempDir(), "dlv"), path); code == cli.ExitOK || !strings.Contains(e, hint) {
 			t.Errorf("--dlv missing: exit %d %q", code, e)
 		}
-		t.Setenv("PATH", t.TempDir()) // neither dlv nor go: no $GOPATH/bin either
+		// Only go on $PATH, and $GOPATH an empty directory: no delve anywhere,
+		// but the trace's package is still found.
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		modCache, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin := t.TempDir()
+		if err := os.Symlink(goBin, filepath.Join(bin, "go")); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin)
+		t.Setenv("GOBIN", "")
+		t.Setenv("GOPATH", t.TempDir())
+		t.Setenv("GOMODCACHE", strings.TrimSpace(string(modCache)))
 		if _, e, code := run("debug", path); code == cli.ExitOK || !strings.Contains(e, hint) {
 			t.Errorf("no dlv on an empty PATH: exit %d %q", code, e)
 		}
