@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"runtime/metrics"
@@ -103,6 +104,7 @@ type stack struct {
 	state     string
 	creator   string // function that started it
 	createdBy int64  // goroutine that started it
+	createdAt string // file:line of the go statement
 	labels    string // its profiler labels, if the dump shows them
 	text      string // without the labels
 }
@@ -128,7 +130,11 @@ func splitStacks(dump []byte) []stack {
 		s.id, _ = strconv.ParseInt(idStr, 10, 64)
 		s.state = strings.Trim(strings.TrimSuffix(state, ":"), "[]")
 		if i := strings.LastIndex(text, "\ncreated by "); i >= 0 {
-			line, _, _ := strings.Cut(text[i+len("\ncreated by "):], "\n")
+			line, at, _ := strings.Cut(text[i+len("\ncreated by "):], "\n")
+			at, _, _ = strings.Cut(strings.TrimSpace(at), " +0x")
+			if at != "" {
+				s.createdAt = filepath.Base(at)
+			}
 			fn, g, ok := strings.Cut(line, " in goroutine ")
 			s.creator = fn
 			if ok {
@@ -192,7 +198,16 @@ func (r *Run) findEscapes() *Failure {
 	for _, s := range found {
 		alive[s.id] = true
 	}
-	var texts []string
+	// Goroutines started by one go statement and waiting at one place are
+	// shown once, with the others' ids.
+	type group struct {
+		how   string
+		first stack
+		more  []int64
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	var starts []string
 	timing := false
 	for _, s := range found {
 		var how string
@@ -208,14 +223,52 @@ func (r *Run) findEscapes() *Failure {
 			timing = true
 			how += ", still running (whether it outlives the run depends on timing outside the scheduler)"
 		}
-		texts = append(texts, how+":\n"+s.text)
+		if s.createdAt != "" {
+			starts = append(starts, "go "+s.createdAt)
+		}
+		key := how + "\n" + alike(s)
+		if g := byKey[key]; g != nil {
+			g.more = append(g.more, s.id)
+			continue
+		}
+		g := &group{how: how, first: s}
+		byKey[key] = g
+		groups = append(groups, g)
+	}
+	var texts []string
+	for _, g := range groups {
+		how := g.how
+		if n := len(g.more); n > 0 {
+			ids := make([]string, 0, min(n, maxAlikeIDs))
+			for _, id := range g.more[:min(n, maxAlikeIDs)] {
+				ids = append(ids, strconv.FormatInt(id, 10))
+			}
+			list := strings.Join(ids, ", ")
+			if n > maxAlikeIDs {
+				list += ", ..."
+			}
+			how += fmt.Sprintf("; %d goroutines alike, this one and goroutines %s", n+1, list)
+		}
+		texts = append(texts, how+":\n"+g.first.text)
 	}
 	msg := fmt.Sprintf("escape: %d goroutine(s) started during the run outside the scheduler are still alive; "+
 		"they make the run nondeterministic: start them with sched.Go", len(found))
 	if timing {
 		msg += " (some were still running: this report depends on timing the scheduler does not control)"
 	}
-	return &Failure{Kind: Escape, Message: msg, Stack: strings.Join(texts, "\n\n")}
+	return &Failure{Kind: Escape, Message: msg, Stack: strings.Join(texts, "\n\n"), Place: places(starts)}
+}
+
+// maxAlikeIDs is how many ids of goroutines alike an escape report lists.
+const maxAlikeIDs = 8
+
+// alike is a goroutine's wait and stack without its ids and times:
+// goroutines that one go statement started and that wait at one place
+// read the same.
+func alike(s stack) string {
+	state, _, _ := strings.Cut(s.state, ",") // "chan receive, 2 minutes"
+	_, frames, _ := strings.Cut(s.text, "\n")
+	return state + "\n" + strings.Replace(frames, fmt.Sprintf(" in goroutine %d\n", s.createdBy), "\n", 1)
 }
 
 // running reports whether a goroutine runs or may run now, rather than
