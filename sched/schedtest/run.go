@@ -86,7 +86,12 @@ func (r *Result) WriteTrace(path string) error {
 //   - TestFailed: T.Error, T.Fatal and friends, from any managed goroutine.
 //
 //   - Escape: a goroutine started with a plain go statement during the run
-//     is still running when it ends; it ran outside the scheduler.
+//     (or by one such, even one that has returned since) is still alive
+//     when the run ends; it ran outside the scheduler. The run's goroutines
+//     carry a profiler label ("dst.run") that Go hands to each goroutine
+//     they start, which is how those are told; a body that replaces its
+//     labels (pprof.Do from a context without it) leaves only the
+//     "created by" lines of live goroutines to go by.
 //
 //   - Watchdog: a managed goroutine ran for Options.Watchdog without
 //     reaching a scheduling point: it blocked outside the scheduler (a
