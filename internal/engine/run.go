@@ -219,12 +219,11 @@ func Execute(cfg Config, body func()) *Outcome {
 		semrelease(&r.root.sema, false, 0)
 		r.awaitEnd()
 	}
-	if goroutinesCreated()-created > uint64(len(r.gs))+uint64(r.extra.Load()) {
-		if r.failure == nil {
-			r.failure = r.findEscapes()
-		}
-	} else if r.failure == nil {
-		runLabels.Put(r.label) // no goroutine but the run's own ever carried it
+	switch n, own := goroutinesCreated()-created, uint64(len(r.gs))+uint64(r.extra.Load()); {
+	case n > own && r.failure == nil:
+		r.failure = r.findEscapes()
+	case n == own && r.failure == nil:
+		runLabels.Put(r.label) // no goroutine but the run's own ever carried it, and they are gone
 	}
 	if n := raceErrors() - races; n > 0 && r.failure == nil {
 		r.failure = r.raceFailure(n)
