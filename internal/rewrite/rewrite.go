@@ -95,7 +95,6 @@ type fileRewriter struct {
 	info      *types.Info
 	nodes     []ast.Node
 	uses      map[string]bool       // shim packages the rewritten file calls
-	touched   []string              // local names of the rewritten standard packages the file imports
 	commaOK   map[ast.Expr]ast.Expr // receives that are v, ok := <-c, and their ok
 	labels    map[*ast.SelectStmt]*ast.LabeledStmt
 	gotos     map[string]bool            // labels a goto names
