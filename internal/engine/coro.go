@@ -220,6 +220,7 @@ func (r *Run) switched() {
 //go:norace
 func (r *Run) leave(g *G) {
 	r.extra.Add(1)
+	r.stoodIn = true
 	r.exiting = g
 	go g.stand()
 	semacquire(&g.sema)

@@ -18,19 +18,22 @@ import (
 	"time"
 )
 
-// A run's goroutines carry a profiler label that names the run. Go copies
-// a goroutine's labels to every goroutine it starts, so a plain goroutine
-// started during the run carries it too, and so do the goroutines it starts
-// after it has returned, when no "created by" line leads back to the run
-// any more. Code that sets labels of its own from a context without ours
-// (pprof.Do with context.Background, say) drops it for the goroutines it
-// starts then; those are still found through their "created by" lines
-// while their starter lives.
+// A run's goroutines carry a profiler label that names the run (in place of
+// any labels they would have inherited). Go copies a goroutine's labels to
+// every goroutine it starts, so a plain goroutine started during the run
+// carries it too, and so do the goroutines it starts after it has returned,
+// when no "created by" line leads back to the run any more. A goroutine
+// that sets labels of its own from a context without ours (pprof.Do with
+// context.Background, say, which leaves the goroutine with that context's
+// labels when it returns) has lost it from then on, and so have the
+// goroutines it starts after; those are still found through their "created
+// by" lines while their starter lives.
 const runLabelKey = "dst.run"
 
 type runLabel struct {
-	ctx  context.Context
-	mark string // how the label reads in a stack dump's header
+	ctx       context.Context
+	mark      string // how the label reads in a stack dump's header
+	countMark string // how it reads in the goroutine profile
 }
 
 var (
@@ -38,23 +41,48 @@ var (
 	runLabelID atomic.Uint64
 )
 
-// newRunLabel returns a label no goroutine alive carries.
+// newRunLabel returns a label that no goroutine alive carries, or at most
+// one that is on its way out.
 func newRunLabel() *runLabel {
 	if l, ok := runLabels.Get().(*runLabel); ok {
 		return l
 	}
 	id := strconv.FormatUint(runLabelID.Add(1), 10)
 	return &runLabel{
-		ctx:  pprof.WithLabels(context.Background(), pprof.Labels(runLabelKey, id)),
-		mark: strconv.Quote(runLabelKey) + ": " + strconv.Quote(id),
+		ctx:       pprof.WithLabels(context.Background(), pprof.Labels(runLabelKey, id)),
+		mark:      strconv.Quote(runLabelKey) + ": " + strconv.Quote(id),
+		countMark: strconv.Quote(runLabelKey) + ":" + strconv.Quote(id),
 	}
+}
+
+// carriers is how many goroutines carry the label, read from the goroutine
+// profile, which shows labels without turning them on for the whole
+// process.
+func (l *runLabel) carriers() int {
+	var b strings.Builder
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		return 0
+	}
+	n, group := 0, 0
+	for line := range strings.Lines(b.String()) {
+		if count, _, ok := strings.Cut(line, " @ "); ok { // "3 @ 0x43a1b6 0x..."
+			group, _ = strconv.Atoi(count)
+		} else if labels, ok := strings.CutPrefix(line, "# labels: "); ok && strings.Contains(labels, l.countMark) {
+			n += group
+		}
+	}
+	return n
 }
 
 // labelDumps serializes dumps that turn labels on, which is process-wide.
 var labelDumps sync.Mutex
 
 // labeledStacks is allStacks with each goroutine's labels in its header
-// (GODEBUG=tracebacklabels=1 for the time of the dump).
+// (GODEBUG=tracebacklabels=1 for the time of the dump). The setting is the
+// process's: another goroutine that reads $GODEBUG meanwhile (a command
+// started then) sees it, so it is used only when the goroutine profile
+// says that goroutines carry a run's label that their "created by" lines
+// do not explain.
 func labeledStacks() []byte {
 	labelDumps.Lock()
 	defer labelDumps.Unlock()
@@ -129,8 +157,9 @@ func splitStacks(dump []byte) []stack {
 		idStr, state, _ := strings.Cut(rest, " ")
 		s.id, _ = strconv.ParseInt(idStr, 10, 64)
 		s.state = strings.Trim(strings.TrimSuffix(state, ":"), "[]")
-		if i := strings.LastIndex(text, "\ncreated by "); i >= 0 {
-			line, at, _ := strings.Cut(text[i+len("\ncreated by "):], "\n")
+		own, _, _ := strings.Cut(text, "\n[originating from goroutine ") // GODEBUG=tracebackancestors adds its starters' stacks
+		if i := strings.LastIndex(own, "\ncreated by "); i >= 0 {
+			line, at, _ := strings.Cut(own[i+len("\ncreated by "):], "\n")
 			at, _, _ = strings.Cut(strings.TrimSpace(at), " +0x")
 			if at != "" {
 				s.createdAt = filepath.Base(at)
@@ -148,7 +177,8 @@ func splitStacks(dump []byte) []stack {
 
 // findEscapes looks for goroutines that a managed goroutine started with a
 // plain go statement, or that one of those started in turn (found through
-// their "created by" lines, or the run's label), and that are still alive. One that is exiting is not; one that still runs (runnable,
+// their "created by" lines, or the run's label), and that are still
+// alive. One that is exiting is not; one that still runs (runnable,
 // running, in a system call) is given a moment to end, and if it does not,
 // the report says that whether it outlives the run depends on timing the
 // scheduler does not control. One blocked (on a native channel, a sync
@@ -160,8 +190,7 @@ func (r *Run) findEscapes() *Failure {
 	for _, g := range r.gs {
 		ids[g.goid] = g.ID
 	}
-	escaped := func() []stack {
-		stacks := splitStacks(labeledStacks())
+	escapees := func(stacks []stack) []stack {
 		origin := map[int64]int{} // escaped goroutine: the managed one whose go statement it descends from
 		for changed := true; changed; {
 			changed = false
@@ -185,6 +214,13 @@ func (r *Run) findEscapes() *Failure {
 			}
 		}
 		return out
+	}
+	escaped := func() []stack {
+		found := escapees(splitStacks(allStacks()))
+		if r.label != nil && r.label.carriers() > len(found) {
+			found = escapees(splitStacks(labeledStacks()))
+		}
+		return found
 	}
 	found := escaped()
 	for try := 0; try < 10 && slices.ContainsFunc(found, running); try++ {
@@ -223,7 +259,7 @@ func (r *Run) findEscapes() *Failure {
 			timing = true
 			how += ", still running (whether it outlives the run depends on timing outside the scheduler)"
 		}
-		if s.createdAt != "" {
+		if s.createdAt != "" && !running(s) { // which still run depends on timing
 			starts = append(starts, "go "+s.createdAt)
 		}
 		key := how + "\n" + alike(s)

@@ -1,6 +1,8 @@
 package engine_test
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -37,5 +39,35 @@ func TestEscapePlace(t *testing.T) {
 	}
 	if !strings.Contains(three.Stack, "3 goroutines alike") || strings.Count(three.Stack, "[chan receive") != 1 {
 		t.Errorf("three alike are not shown once:\n%s", three.Stack)
+	}
+}
+
+// With GODEBUG=tracebackancestors, a stack ends with its starters' stacks,
+// each with its own "created by" line: the escape is still placed at the go
+// statement that started the goroutine, and the report still names the
+// run's goroutine that ran it. (The setting is read when the process
+// starts: the test runs itself again with it.)
+// Regression (found in review, fixed): the last "created by" line was
+// read, the test runner's.
+func TestEscapePlaceWithAncestors(t *testing.T) {
+	if !strings.Contains(os.Getenv("GODEBUG"), "tracebackancestors=5") {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestEscapePlaceWithAncestors$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG=tracebackancestors=5")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
+			t.Fatalf("with GODEBUG=tracebackancestors=5: %v\n%s", err, out)
+		}
+		return
+	}
+	release := make(chan struct{})
+	defer close(release)
+	f := engine.Execute(engine.Config{}, func() { go func() { <-release }() }).Failure
+	if f == nil || f.Kind != engine.Escape {
+		t.Fatalf("want an escape, got %v", f)
+	}
+	if !strings.HasPrefix(f.Place, "go escape_test.go:") || strings.Contains(f.Place, ",") {
+		t.Errorf("placed at %q", f.Place)
+	}
+	if !strings.Contains(f.Stack, "started by goroutine 1 with a plain go statement") || !strings.Contains(f.Stack, "[originating from goroutine") {
+		t.Errorf("report with ancestors:\n%s", f.Stack)
 	}
 }

@@ -159,7 +159,8 @@ type Run struct {
 	// The first goroutines' room, allocated with the run.
 	gsBuf, runnableBuf [8]*G
 
-	label *runLabel // carried by every goroutine started during the run
+	label   *runLabel // carried by every goroutine started during the run
+	stoodIn bool      // a stand-in let a goroutine go (leave): it may still be on its way out
 
 	// Addresses for race-detector edges the run itself creates.
 	exitSync, endSync uint64
@@ -222,7 +223,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	switch n, own := goroutinesCreated()-created, uint64(len(r.gs))+uint64(r.extra.Load()); {
 	case n > own && r.failure == nil:
 		r.failure = r.findEscapes()
-	case n == own && r.failure == nil:
+	case n == own && r.failure == nil && !r.stoodIn:
 		runLabels.Put(r.label) // no goroutine but the run's own ever carried it, and they are gone
 	}
 	if n := raceErrors() - races; n > 0 && r.failure == nil {

@@ -88,10 +88,11 @@ func (r *Result) WriteTrace(path string) error {
 //   - Escape: a goroutine started with a plain go statement during the run
 //     (or by one such, even one that has returned since) is still alive
 //     when the run ends; it ran outside the scheduler. The run's goroutines
-//     carry a profiler label ("dst.run") that Go hands to each goroutine
-//     they start, which is how those are told; a body that replaces its
-//     labels (pprof.Do from a context without it) leaves only the
-//     "created by" lines of live goroutines to go by.
+//     carry a profiler label ("dst.run", in place of labels they would have
+//     inherited from the test) that Go hands to each goroutine they start,
+//     which is how those are told; a goroutine that replaces its labels
+//     (pprof.Do from a context without it) has lost it from then on, which
+//     leaves the "created by" lines of live goroutines to go by.
 //
 //   - Watchdog: a managed goroutine ran for Options.Watchdog without
 //     reaching a scheduling point: it blocked outside the scheduler (a
