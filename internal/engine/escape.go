@@ -208,7 +208,7 @@ func (r *Run) findEscapes() *Failure {
 		var out []stack
 		for _, s := range stacks {
 			_, chained := origin[s.id]
-			labeled := r.label != nil && strings.Contains(s.labels, r.label.mark) && !strings.HasPrefix(s.creator, enginePrefix)
+			labeled := strings.Contains(s.labels, r.label.mark) && !strings.HasPrefix(s.creator, enginePrefix)
 			if _, managed := ids[s.id]; !managed && (chained || labeled) && !exiting(s) {
 				out = append(out, s)
 			}
@@ -217,7 +217,7 @@ func (r *Run) findEscapes() *Failure {
 	}
 	escaped := func() []stack {
 		found := escapees(splitStacks(allStacks()))
-		if r.label != nil && r.label.carriers() > len(found) {
+		if r.label.carriers() > len(found) {
 			found = escapees(splitStacks(labeledStacks()))
 		}
 		return found
