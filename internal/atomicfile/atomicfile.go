@@ -5,10 +5,14 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Write creates or replaces the file at path (mode 0644, creating its
@@ -29,7 +33,7 @@ func write1(path string, durable bool, write func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
@@ -61,6 +65,67 @@ func write1(path string, durable bool, write func(io.Writer) error) error {
 		}
 	}
 	return nil
+}
+
+// tempPrefix starts the name of every temporary file Write creates:
+// ".tmp-<base name>-<random digits>", hidden, in the directory of the file
+// it replaces.
+const tempPrefix = ".tmp-"
+
+// IsTemp reports whether the base name name is that of a temporary file
+// Write creates. A process killed between the creation and the rename
+// leaves one behind (see RemoveStale).
+func IsTemp(name string) bool {
+	rest, ok := strings.CutPrefix(name, tempPrefix)
+	i := strings.LastIndexByte(rest, '-')
+	if !ok || i < 1 || i == len(rest)-1 {
+		return false
+	}
+	for _, c := range rest[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// RemoveStale removes from dir the temporary files Write left there (a
+// process killed during a write leaves one) that were last modified at
+// least age ago, and returns their paths. A younger one may be another
+// process's write under way: Write keeps its temporary file a short time,
+// modifying it as it writes. Only regular files whose names IsTemp accepts
+// are removed, never a directory or a symbolic link. A dir that does not
+// exist holds nothing to remove.
+func RemoveStale(dir string, age time.Duration) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("removing stale temporary files: %w", err)
+	}
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // gone since ReadDir: another process renamed or removed it
+		}
+		if time.Since(info.ModTime()) < age {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		switch err := os.Remove(path); {
+		case err == nil:
+			removed = append(removed, path)
+		case !errors.Is(err, fs.ErrNotExist):
+			errs = append(errs, fmt.Errorf("removing the stale temporary file %s: %w", path, err))
+		}
+	}
+	return removed, errors.Join(errs...)
 }
 
 // WriteBytes is Write of b.

@@ -5,8 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -76,5 +78,70 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	bad := filepath.Join(path, "under")
 	if err := WriteBytes(bad, false, nil); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("under a file: got %v", err)
+	}
+}
+
+// The temporary files Write creates are the ones IsTemp recognizes.
+func TestIsTempNamesWritesTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	var during []string
+	err := Write(filepath.Join(dir, "x.trace"), false, func(w io.Writer) error {
+		during = entries(t, dir)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(during) != 1 || !IsTemp(during[0]) {
+		t.Fatalf("during the write the directory held %v, want one temporary file IsTemp recognizes", during)
+	}
+	for _, name := range []string{"x.trace", ".tmp-", ".tmp-x", ".tmp-x-", ".tmp--12", ".tmp-x-12a", "tmp-x-12", ".hidden"} {
+		if IsTemp(name) {
+			t.Errorf("IsTemp(%q) = true", name)
+		}
+	}
+}
+
+// A write killed before its rename leaves a temporary file: RemoveStale
+// removes the old ones, and nothing else.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	plant := func(name string, mtime time.Time) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("half a trace"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := plant(".tmp-deadlock-1.trace-123456", old)
+	plant(".tmp-deadlock-2.trace-654321", time.Now()) // a write under way
+	plant(".tmp-notours", old)
+	plant("deadlock-3.trace", old)
+	if err := os.Mkdir(filepath.Join(dir, ".tmp-dir-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(stale, filepath.Join(dir, ".tmp-link-2")); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := RemoveStale(dir, 10*time.Minute)
+	if err != nil || len(removed) != 1 || removed[0] != stale {
+		t.Fatalf("RemoveStale = %v, %v; want [%s]", removed, err, stale)
+	}
+	want := []string{".tmp-deadlock-2.trace-654321", ".tmp-dir-1", ".tmp-link-2", ".tmp-notours", "deadlock-3.trace"}
+	if got := entries(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("left %v, want %v", got, want)
+	}
+	// With age 0, a temporary file of any age goes.
+	if removed, err := RemoveStale(dir, 0); err != nil || len(removed) != 1 {
+		t.Fatalf("RemoveStale(0) = %v, %v", removed, err)
+	}
+	// A directory that does not exist holds nothing to remove.
+	if removed, err := RemoveStale(filepath.Join(dir, "none"), 0); err != nil || removed != nil {
+		t.Fatalf("RemoveStale of a missing directory = %v, %v", removed, err)
 	}
 }
