@@ -19,6 +19,11 @@ import (
 // reader allocate without limit.
 const maxFrameBytes = 256 << 20
 
+// maxRatio bounds how many bytes a compressed byte of a frame stands for:
+// a zstd block regenerates 128 KiB at most, and takes 4 bytes at least (3
+// of block header and the byte an RLE block repeats).
+const maxRatio = (128 << 10) / 4
+
 // Reader reads a trace. With the trace's index it reaches any event by
 // decoding the one frame that holds it; a trace without an index (cut short
 // while being written) is read frame by frame up to its last complete
@@ -39,8 +44,13 @@ type Reader struct {
 	dec    *zstd.Decoder
 	closer io.Closer
 
+	// The reader holds one frame's events at a time: cachedEvs, of frame
+	// cached. Decompressing a frame takes its claimed raw length (at most
+	// maxFrameBytes, and maxRatio times its compressed length) and one zstd
+	// block more, in rawBuf, kept for the next frame when it is small.
 	cached    int // index of the decoded frame, -1 when none
 	cachedEvs []Event
+	rawBuf    []byte
 	version   uint64
 }
 
@@ -63,7 +73,8 @@ var errSum = fmt.Errorf("checksum mismatch: %w", ErrCorrupt)
 // Open reads the header, the footer and the index of the trace in ra, whose
 // size is size.
 func Open(ra io.ReaderAt, size int64) (*Reader, error) {
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxFrameBytes))
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxFrameBytes),
+		zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
@@ -295,6 +306,11 @@ func (r *Reader) frameHeader(off int64) (frameHead, error) {
 	if h.raw > maxFrameBytes || h.comp > maxFrameBytes || h.n > FrameEvents || h.n <= 0 {
 		return h, fmt.Errorf("trace: offset %d: frame of %d events, %d bytes (%d compressed) exceeds the limits: %w", off, h.n, h.raw, h.comp, ErrCorrupt)
 	}
+	// Every event takes a byte at least; zstd turns 4 bytes into 128 KiB at
+	// most (an RLE block).
+	if uint64(h.n) > h.raw || h.raw > maxRatio*h.comp {
+		return h, fmt.Errorf("trace: offset %d: frame of %d events in %d bytes, %d compressed: no frame could hold them: %w", off, h.n, h.raw, h.comp, ErrCorrupt)
+	}
 	h.data = off + int64(c.Pos)
 	h.end = h.data + int64(h.comp) + 4
 	if h.end > r.size {
@@ -392,9 +408,9 @@ func (r *Reader) frame(i int) ([]Event, error) {
 	if checkSum(summed, fi.off, "") != nil {
 		return nil, fmt.Errorf("trace: offset %d: frame %d (events %d to %d): checksum mismatch: %w", fi.off, i, h.first, h.first+h.n-1, ErrCorrupt)
 	}
-	raw, err := r.dec.DecodeAll(comp[:h.comp], make([]byte, 0, h.raw))
+	raw, err := r.decompress(fi.off, i, comp[:h.comp], h.raw)
 	if err != nil {
-		return nil, fmt.Errorf("trace: offset %d: frame %d: decompressing: %v: %w", fi.off, i, err, ErrCorrupt)
+		return nil, err
 	}
 	evs, err := event.DecodeFrame(&event.Cursor{B: raw, Off: h.data}, h.first, h.n, h.firstStep, h.firstTime)
 	if err != nil {
@@ -489,4 +505,102 @@ func decodeOutcome(c *event.Cursor, o *Outcome) error {
 		setPair(outcomeKeys, o, kv[0], kv[1])
 	}
 	return c.Err
+}
+
+// zstdMaxBlock is the most bytes a zstd block regenerates.
+const zstdMaxBlock = 128 << 10
+
+// decompress decompresses comp, frame i's zstd bytes (the frame starts at
+// off), into a buffer of the raw bytes the frame's header claims, refusing
+// zstd data that would regenerate more or less: a frame that says it holds
+// a few bytes and decompresses to a hundred megabytes costs a few bytes and
+// one block. The data must be one zstd frame, as the writer writes it, that
+// states its content size; before decoding, the sizes its raw and RLE blocks
+// state are checked against raw, and while decoding, the decoder stops at the
+// first block that goes beyond it.
+func (r *Reader) decompress(off int64, i int, comp []byte, raw uint64) ([]byte, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("trace: offset %d: frame %d: %s: %w", off, i, fmt.Sprintf(format, args...), ErrCorrupt)
+	}
+	var zh zstd.Header
+	if err := zh.Decode(comp); err != nil {
+		return nil, fail("decompressing: %v", err)
+	}
+	if zh.Skippable || zh.DictionaryID != 0 {
+		return nil, fail("not a zstd frame as the writer writes them (skippable, or with a dictionary)")
+	}
+	if zh.HasFCS && zh.FrameContentSize != raw {
+		return nil, fail("the zstd frame holds %d bytes, the frame header says %d", zh.FrameContentSize, raw)
+	}
+	// Walk the blocks: the frame must end where comp does, and its raw and
+	// RLE blocks, whose sizes are stated, must fit.
+	pos, least := zh.HeaderSize, uint64(0)
+	for {
+		if len(comp)-pos < 3 {
+			return nil, fail("the zstd frame ends inside block header at byte %d of %d", pos, len(comp))
+		}
+		bh := uint32(comp[pos]) | uint32(comp[pos+1])<<8 | uint32(comp[pos+2])<<16
+		pos += 3
+		size := int(bh >> 3)
+		switch (bh >> 1) & 3 {
+		case 0: // raw
+			least += uint64(size)
+		case 1: // RLE: one byte, repeated size times
+			least += uint64(size)
+			size = 1
+		case 3:
+			return nil, fail("reserved zstd block type at byte %d", pos-3)
+		}
+		if least > raw {
+			return nil, fail("the zstd frame's blocks hold %d bytes at least, the frame header says %d", least, raw)
+		}
+		if size > len(comp)-pos {
+			return nil, fail("zstd block of %d bytes at byte %d runs past the %d bytes of the frame", size, pos, len(comp))
+		}
+		pos += size
+		if bh&1 != 0 {
+			break
+		}
+	}
+	if zh.HasCheckSum {
+		pos += 4
+	}
+	if pos != len(comp) {
+		return nil, fail("%d bytes of compressed data, the zstd frame ends at byte %d", len(comp), pos)
+	}
+	if !zh.HasFCS {
+		// zstd leaves the size of a small frame unsaid: give the decoder a
+		// copy whose zstd header says it (the frame header's), with the
+		// same flags and window. (A frame without a content size has a
+		// window descriptor and, without a dictionary, a 6-byte header.)
+		if zh.HeaderSize != 6 {
+			return nil, fail("zstd frame header of %d bytes", zh.HeaderSize)
+		}
+		stated := make([]byte, 0, len(comp)+8)
+		stated = append(stated, comp[:4]...)
+		stated = append(stated, 3<<6|comp[4]&(1<<2), comp[5]) // an 8-byte size; the checksum flag
+		stated = binary.LittleEndian.AppendUint64(stated, raw)
+		comp = append(stated, comp[6:]...)
+	}
+	// The decoder stops after the first block that goes beyond the frame's
+	// stated size: room for that block more means it never reallocates.
+	need := int(raw) + zstdMaxBlock + 64
+	buf := r.rawBuf
+	if cap(buf) < need {
+		buf = make([]byte, 0, need)
+	}
+	out, err := r.dec.DecodeAll(comp, buf[:0])
+	if len(out) > int(raw) {
+		return nil, fail("decompresses to more than the %d bytes the frame header says", raw)
+	}
+	if err != nil && !errors.Is(err, zstd.ErrFrameSizeMismatch) {
+		return nil, fail("decompressing: %v", err)
+	}
+	if len(out) != int(raw) {
+		return nil, fail("decompresses to %d bytes, the frame header says %d", len(out), raw)
+	}
+	if need <= 4<<20 {
+		r.rawBuf = buf
+	}
+	return out, nil
 }
