@@ -1,30 +1,27 @@
 package rewrite
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
-
-	"github.com/dstgo/dst/internal/atomicfile"
 )
 
 // Options say which packages to rewrite for a go test run.
 type Options struct {
-	Dir      string   // where go runs (the module under test)
-	Patterns []string // the packages to test: they and every package of their module they import are rewritten
-	Rewrite  []string // import path patterns (with ...) of dependencies to rewrite too
-	Wrap     bool     // run go test's tests under the scheduler (see Config.Wrap)
-	Env      []string // the environment of go (nil: this process's)
-	Flags    []string // build flags (-tags, -race, ...)
-	CacheDir string   // where rewritten files and the overlay go
+	Dir      string    // where go runs (the module under test)
+	Patterns []string  // the packages to test: they and every package of their module they import are rewritten
+	Rewrite  []string  // import path patterns (with ...) of dependencies to rewrite too
+	Wrap     bool      // run go test's tests under the scheduler (see Config.Wrap)
+	Env      []string  // the environment of go (nil: this process's)
+	Flags    []string  // build flags (-tags, -race, ...)
+	CacheDir string    // where rewritten files and the overlay go (cache.go; "": dstreplay/rewrite in os.UserCacheDir)
+	Stderr   io.Writer // where a line says that a cache entry was modified and is made again (nil: os.Stderr)
 }
 
 // Overlay rewrites the packages opts names and returns the path of a go
@@ -32,15 +29,9 @@ type Options struct {
 // it replaces. Files on disk are never changed. A construct the rewrite
 // cannot carry over is an error listing every such place.
 func Overlay(opts Options) (string, int, error) {
-	if opts.CacheDir == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return "", 0, fmt.Errorf("rewrite: no cache directory: %w", err)
-		}
-		opts.CacheDir = filepath.Join(dir, "dstreplay", "rewrite")
-	}
-	if err := os.MkdirAll(opts.CacheDir, 0o755); err != nil {
-		return "", 0, fmt.Errorf("rewrite: %w", err)
+	c, err := openCache(opts)
+	if err != nil {
+		return "", 0, err
 	}
 	listing, err := list(opts)
 	if err != nil {
@@ -50,9 +41,10 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
-	if path, n, ok := cached(opts.CacheDir, key); ok {
-		return path, n, nil
+	if path, n, ok, err := c.cached(key); err != nil || ok {
+		return path, n, err
 	}
+	sweep(c.root)
 	targets, err := targets(opts, listing)
 	if err != nil {
 		return "", 0, err
@@ -78,11 +70,11 @@ func Overlay(opts Options) (string, int, error) {
 		if err != nil {
 			return "", 0, err
 		}
-		text, err := copyModules(opts.CacheDir, mods, goMod)
+		text, err := c.copyModules(mods, goMod)
 		if err != nil {
 			return "", 0, err
 		}
-		path, err := storeAs(opts.CacheDir, []byte(text), ".mod")
+		path, err := c.storeAs([]byte(text), ".mod")
 		if err != nil {
 			return "", 0, err
 		}
@@ -116,7 +108,7 @@ func Overlay(opts Options) (string, int, error) {
 			if out == nil {
 				continue
 			}
-			path, err := store(opts.CacheDir, out)
+			path, err := c.storeAs(out, ".go")
 			if err != nil {
 				return "", 0, err
 			}
@@ -134,12 +126,12 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	path, err := store(opts.CacheDir, data)
+	path, err := c.storeAs(data, ".json")
 	if err != nil {
 		return "", 0, err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(opts.CacheDir, "key-"+key), false, []byte(path+"\n")); err != nil {
-		return "", 0, fmt.Errorf("rewrite: %w", err)
+	if err := c.writeEntry(key, path); err != nil {
+		return "", 0, err
 	}
 	return path, files, nil
 }
@@ -195,29 +187,6 @@ func matchAny(patterns []string, path string) bool {
 		}
 	}
 	return false
-}
-
-// store writes data under its hash in dir, so that an unchanged rewrite is
-// the same file and go's build cache keeps its compilation.
-func store(dir string, data []byte) (string, error) {
-	ext := ".go"
-	if len(data) > 0 && data[0] == '{' {
-		ext = ".json"
-	}
-	return storeAs(dir, data, ext)
-}
-
-// storeAs is store with the file's extension.
-func storeAs(dir string, data []byte, ext string) (string, error) {
-	sum := sha256.Sum256(data)
-	path := filepath.Join(dir, hex.EncodeToString(sum[:16])+ext)
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
-	if err := atomicfile.WriteBytes(path, false, data); err != nil {
-		return "", fmt.Errorf("rewrite: %w", err)
-	}
-	return path, nil
 }
 
 func joinSorted(errs []error) error {
