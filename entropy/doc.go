@@ -29,6 +29,8 @@
 //     Weighted the first index with positive weight, Bytes zeros, Stop yes.
 //     Source.Fallbacks counts them; they let a recording of a slightly
 //     different or mutated program still replay.
-//   - Handle: a one-line printable form of a recording, "e1" followed by
-//     base64 (Recording.Handle, ParseHandle).
+//   - Handle: a one-line printable form of a recording, "e2" followed by
+//     base64 of its bytes and their CRC-32 (Recording.Handle, ParseHandle),
+//     so that a handle damaged in copying is refused, not replayed as
+//     another recording.
 package entropy

@@ -66,6 +66,8 @@ func ExampleReplay_fallback() {
 }
 
 // A handle is a one-line form of a recording for logs and command lines.
+// It carries a checksum: a handle damaged in copying is refused rather than
+// replayed as another recording.
 func ExampleRecording_Handle() {
 	s := entropy.New(1)
 	s.At(entropy.KeyOf("n")).IntRange(0, 1000)
@@ -83,9 +85,14 @@ func ExampleRecording_Handle() {
 	for _, v := range rec.Values {
 		fmt.Println(v.UID, v.V)
 	}
+
+	damaged := h[:10] + "X" + h[11:]
+	_, err = entropy.ParseHandle(damaged)
+	fmt.Println(err)
 	// Output:
-	// e1ZHN0ZQEC8fCHsMjp-LED79fZqvugl9gEAgC_BQEAAA
+	// e2ZHN0ZQEC8fCHsMjp-LED79fZqvugl9gEAgC_BQEAANppeB0
 	// 703 false
 	// range:63e34c8601f871 703
 	// bool:b05d07b5566bef 0
+	// entropy: handle: the handle is damaged: checksum mismatch; copy it again from the report
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"strings"
 )
 
@@ -50,12 +51,24 @@ var (
 	ErrBadMagic = errors.New("bad magic")
 	ErrVersion  = errors.New("unsupported version")
 	ErrCorrupt  = errors.New("corrupt recording")
+	// ErrDamaged says a handle is not as Handle wrote it: its checksum
+	// does not match, or it is not base64. A handle is copied by hand, and
+	// a damaged one must not replay another recording.
+	ErrDamaged = errors.New("the handle is damaged")
+	// ErrNoChecksum says a handle is of the older form "e1", which has no
+	// checksum: ParseHandle refuses it, since it cannot tell a damaged copy
+	// from another recording (ParseStoredHandle reads it).
+	ErrNoChecksum = errors.New("a handle of the older form \"e1\", without a checksum")
 )
 
 const (
 	magic         = "dste"
 	formatVersion = 1
-	handlePrefix  = "e1"
+	// handlePrefix starts a handle: "e" and the handle's version. Version 2
+	// ends the bytes with their CRC-32; version 1 (legacyPrefix) had none.
+	handlePrefix = "e2"
+	legacyPrefix = "e1"
+	checksumLen  = 4
 )
 
 // Len returns the number of values recorded.
@@ -272,29 +285,74 @@ func (d *decoder) count(what string, min int) (int, error) {
 }
 
 // Handle returns a one-line printable form of r, suitable for logs and
-// command lines: "e1" followed by the unpadded URL-safe base64 of
-// MarshalBinary.
+// command lines: "e2" followed by the unpadded URL-safe base64 of
+// MarshalBinary and of the big-endian CRC-32 (IEEE) of those bytes, so that
+// ParseHandle refuses a handle damaged in copying rather than replay another
+// recording.
 func (r *Recording) Handle() string {
 	b, _ := r.MarshalBinary() // cannot fail
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 	return handlePrefix + base64.RawURLEncoding.EncodeToString(b)
 }
 
 // ParseHandle decodes a handle produced by Handle. Surrounding white space is
-// ignored, since handles are often pasted from logs.
+// ignored, since handles are often pasted from logs. A handle whose checksum
+// does not match, which one character changed in copying it makes, is
+// refused with an error wrapping ErrDamaged. A handle of the older form
+// "e1", which has no checksum, is refused with an error wrapping
+// ErrNoChecksum: running the test again prints one of the current form.
 func ParseHandle(s string) (*Recording, error) {
+	return parseHandle(s, false)
+}
+
+// ParseStoredHandle is ParseHandle for a handle that a program wrote in a
+// file (a hunt's input file) rather than one a person copied: it also
+// accepts the older form "e1" without a checksum, which files written
+// before handles had one hold. A handle of the current form has its
+// checksum verified as ParseHandle does.
+func ParseStoredHandle(s string) (*Recording, error) {
+	return parseHandle(s, true)
+}
+
+func parseHandle(s string, legacy bool) (*Recording, error) {
 	s = strings.TrimSpace(s)
+	show := s
+	if len(show) > 12 {
+		show = show[:12] + "..."
+	}
+	if rest, ok := strings.CutPrefix(s, legacyPrefix); ok {
+		if !legacy {
+			return nil, fmt.Errorf("entropy: handle %q is %w, which cannot tell a damaged copy from another recording: "+
+				"run the test again for a handle of the current form (%q...)", show, ErrNoChecksum, handlePrefix)
+		}
+		b, err := base64.RawURLEncoding.DecodeString(rest)
+		if err != nil {
+			return nil, fmt.Errorf("entropy: handle: bad base64 after %q: %w", legacyPrefix, err)
+		}
+		return decodeHandle(b)
+	}
 	rest, ok := strings.CutPrefix(s, handlePrefix)
 	if !ok {
-		show := s
-		if len(show) > 8 {
-			show = show[:8] + "..."
-		}
 		return nil, fmt.Errorf("entropy: handle %q does not start with %q", show, handlePrefix)
 	}
-	b, err := base64.RawURLEncoding.DecodeString(rest)
+	// Strict: a changed last character whose bits fall in the padding is
+	// a damaged handle too.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(rest)
 	if err != nil {
-		return nil, fmt.Errorf("entropy: handle: bad base64 after %q: %w", handlePrefix, err)
+		return nil, fmt.Errorf("entropy: handle: %w: bad base64 after %q (%v); copy it again from the report", ErrDamaged, handlePrefix, err)
 	}
+	if len(b) < checksumLen {
+		return nil, fmt.Errorf("entropy: handle: %w: too short to hold its checksum; copy it again from the report", ErrDamaged)
+	}
+	b, sum := b[:len(b)-checksumLen], b[len(b)-checksumLen:]
+	if binary.BigEndian.Uint32(sum) != crc32.ChecksumIEEE(b) {
+		return nil, fmt.Errorf("entropy: handle: %w: checksum mismatch; copy it again from the report", ErrDamaged)
+	}
+	return decodeHandle(b)
+}
+
+// decodeHandle decodes the bytes of a handle, its checksum removed.
+func decodeHandle(b []byte) (*Recording, error) {
 	r := &Recording{}
 	if err := r.decode(b); err != nil {
 		return nil, fmt.Errorf("entropy: handle: %w", err)

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,10 +147,16 @@ func TestUnmarshalTruncated(t *testing.T) {
 	}
 }
 
+// handleOf is a handle of the current form of the bytes b, valid or not,
+// with a correct checksum.
+func handleOf(b []byte) string {
+	return "e2" + base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b)))
+}
+
 func TestHandle(t *testing.T) {
 	r := richRecording(7)
 	h := r.Handle()
-	if !strings.HasPrefix(h, "e1") || strings.ContainsAny(h, " \n\t=+/") {
+	if !strings.HasPrefix(h, "e2") || strings.ContainsAny(h, " \n\t=+/") {
 		t.Errorf("handle %q is not one printable URL-safe token", h[:20])
 	}
 	got, err := entropy.ParseHandle(h)
@@ -161,7 +169,7 @@ func TestHandle(t *testing.T) {
 	if got, err := entropy.ParseHandle("  " + h + "\n"); err != nil || got.Len() != r.Len() {
 		t.Errorf("handle with white space: %v", err)
 	}
-	if h := (&entropy.Recording{}).Handle(); h != "e1"+base64.RawURLEncoding.EncodeToString([]byte("dste\x01\x00\x00\x00")) {
+	if h := (&entropy.Recording{}).Handle(); h != handleOf([]byte("dste\x01\x00\x00\x00")) {
 		t.Errorf("empty handle %q", h)
 	}
 
@@ -169,14 +177,17 @@ func TestHandle(t *testing.T) {
 		in, msg string
 		is      error
 	}{
-		{"", `start with "e1"`, nil},
-		{"x1abc", `start with "e1"`, nil},
-		{"e2" + h[2:], `start with "e1"`, nil},
-		{"e1!!!", "base64", nil},
-		{"e1" + base64.StdEncoding.EncodeToString([]byte("dste\x01\x00\x00\x00")), "base64", nil},
-		{"e1" + base64.RawURLEncoding.EncodeToString([]byte("nope\x01\x00\x00\x00")), "magic", entropy.ErrBadMagic},
-		{"e1" + base64.RawURLEncoding.EncodeToString([]byte("dste\x07")), "version 7", entropy.ErrVersion},
-		{h[:len(h)-3], "handle", entropy.ErrCorrupt},
+		{"", `start with "e2"`, nil},
+		{"x1abc", `start with "e2"`, nil},
+		{"e3" + h[2:], `start with "e2"`, nil},
+		{"e2!!!", "base64", entropy.ErrDamaged},
+		{"e2" + base64.StdEncoding.EncodeToString([]byte("dste\x01\x00\x00\x00\x01\x02")), "base64", entropy.ErrDamaged},
+		{"e2AAA", "too short", entropy.ErrDamaged},
+		{handleOf([]byte("nope\x01\x00\x00\x00")), "magic", entropy.ErrBadMagic},
+		{handleOf([]byte("dste\x07")), "version 7", entropy.ErrVersion},
+		{handleOf([]byte("dste\x01\x05")), "handle", entropy.ErrCorrupt},
+		{h[:len(h)-3], "checksum mismatch", entropy.ErrDamaged},
+		{"e1" + base64.RawURLEncoding.EncodeToString(marshal(t, r)), "without a checksum", entropy.ErrNoChecksum},
 	} {
 		_, err := entropy.ParseHandle(tt.in)
 		if err == nil || !strings.HasPrefix(err.Error(), "entropy: handle") || !strings.Contains(err.Error(), tt.msg) {
@@ -185,6 +196,81 @@ func TestHandle(t *testing.T) {
 		if tt.is != nil && !errors.Is(err, tt.is) {
 			t.Errorf("ParseHandle(%.12q): error %v, want %v", tt.in, err, tt.is)
 		}
+	}
+}
+
+// A handle with one character changed, dropped or added, as copying it by
+// hand may do, is refused with a clear error: it never replays another
+// recording.
+func TestDamagedHandleIsRefused(t *testing.T) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	small := func(seed uint64) *entropy.Recording {
+		s := entropy.New(seed)
+		s.At(entropy.KeyOf("n")).IntRange(0, 1000)
+		s.At(entropy.KeyOf("b")).Bytes(3)
+		s.At(entropy.KeyOf("ok")).Bool(0.5)
+		return s.Recording()
+	}
+	for i, r := range []*entropy.Recording{{}, small(1), small(2), richRecording(3)} {
+		h := r.Handle()
+		substitutes := alphabet // every character, every substitute
+		if len(h) > 100 {
+			substitutes = "A_" // a long handle: every character, two substitutes
+		}
+		n := i
+		refused := func(what, damaged string) {
+			t.Helper()
+			if damaged == h {
+				return
+			}
+			_, err := entropy.ParseHandle(damaged)
+			if err == nil {
+				t.Fatalf("recording %d: the handle with %s was accepted", n, what)
+			}
+			if strings.HasPrefix(damaged, "e2") && !errors.Is(err, entropy.ErrDamaged) {
+				t.Fatalf("recording %d: the handle with %s: error %v, want it to say the handle is damaged", n, what, err)
+			}
+			if strings.HasPrefix(damaged, "e2") && !strings.Contains(err.Error(), "copy it again from the report") {
+				t.Fatalf("recording %d: the handle with %s: error %v does not say what to do", n, what, err)
+			}
+		}
+		for i := 2; i < len(h); i++ { // every character after the prefix
+			for _, c := range substitutes {
+				refused(fmt.Sprintf("character %d changed to %c", i, c), h[:i]+string(c)+h[i+1:])
+			}
+			refused(fmt.Sprintf("character %d dropped", i), h[:i]+h[i+1:])
+			refused(fmt.Sprintf("a character added at %d", i), h[:i]+"A"+h[i:])
+		}
+		for i := range 2 { // the prefix
+			refused(fmt.Sprintf("character %d changed", i), h[:i]+"x"+h[i+1:])
+		}
+	}
+}
+
+// An older handle, without a checksum, is refused on the command line
+// (ParseHandle) but still read from a file (ParseStoredHandle).
+func TestOlderHandle(t *testing.T) {
+	r := richRecording(1)
+	old := "e1" + base64.RawURLEncoding.EncodeToString(marshal(t, r))
+	_, err := entropy.ParseHandle(old)
+	if !errors.Is(err, entropy.ErrNoChecksum) || !strings.Contains(err.Error(), "run the test again") {
+		t.Fatalf("ParseHandle of an older handle: %v, want a refusal that says what to do", err)
+	}
+	got, err := entropy.ParseStoredHandle(old)
+	if err != nil || !bytes.Equal(marshal(t, got), marshal(t, r)) {
+		t.Fatalf("ParseStoredHandle of an older handle: %v", err)
+	}
+	got, err = entropy.ParseStoredHandle(r.Handle())
+	if err != nil || !bytes.Equal(marshal(t, got), marshal(t, r)) {
+		t.Fatalf("ParseStoredHandle of a current handle: %v", err)
+	}
+	h := r.Handle()
+	c := "A"
+	if h[5] == 'A' {
+		c = "B"
+	}
+	if _, err := entropy.ParseStoredHandle(h[:5] + c + h[6:]); !errors.Is(err, entropy.ErrDamaged) {
+		t.Fatalf("ParseStoredHandle of a damaged handle: %v, want ErrDamaged", err)
 	}
 }
 

@@ -1,6 +1,9 @@
 package schedule
 
 import (
+	"bytes"
+	"encoding/base64"
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -72,5 +75,28 @@ func TestTextForms(t *testing.T) {
 	}
 	if f := rnd.Flags(); len(f) != 2 || !strings.HasPrefix(f[0], "-dst.replay=") || f[1] != "-dst.strategy=random" {
 		t.Errorf("Flags = %q", f)
+	}
+}
+
+// An input file written before handles had a checksum still reads; one
+// whose handle was damaged does not.
+func TestInputFileHandles(t *testing.T) {
+	src := entropy.New(5)
+	src.At(entropy.KeyOf("n")).IntRange(0, 9)
+	rec := src.Recording()
+	b, _ := rec.MarshalBinary()
+	old := "dst-input 1 strategy=random depth=3 pctsteps=0 seed=0x7\ne1" + base64.RawURLEncoding.EncodeToString(b) + "\n"
+	var s Schedule
+	if err := s.UnmarshalText([]byte(old)); err != nil {
+		t.Fatalf("an input file with an older handle: %v", err)
+	}
+	if got, _ := s.Recording.MarshalBinary(); !bytes.Equal(got, b) {
+		t.Fatalf("an input file with an older handle: the recording changed")
+	}
+	text, _ := Schedule{Strategy: engine.Random, Recording: rec}.MarshalText()
+	i := bytes.IndexByte(text, '\n') + 6
+	text[i] ^= 1 // a character of the handle changed
+	if err := s.UnmarshalText(text); !errors.Is(err, entropy.ErrDamaged) {
+		t.Fatalf("an input file with a damaged handle: %v, want %v", err, entropy.ErrDamaged)
 	}
 }

@@ -64,9 +64,11 @@ func (s *Schedule) UnmarshalText(b []byte) error {
 		return fmt.Errorf("%w: %v", ErrBadText, err)
 	}
 	out.Strategy = st
-	rec, err := entropy.ParseHandle(strings.TrimSpace(rest))
+	// Input files written before handles had a checksum hold the older
+	// form, which a file, not copied by hand, may keep.
+	rec, err := entropy.ParseStoredHandle(strings.TrimSpace(rest))
 	if err != nil {
-		return fmt.Errorf("%w: the recording: %v", ErrBadText, err)
+		return fmt.Errorf("%w: the recording: %w", ErrBadText, err)
 	}
 	out.Recording = rec
 	*s = out

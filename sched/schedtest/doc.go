@@ -38,6 +38,10 @@
 // Each failure is reported with what every goroutine left was doing and
 // where, and with one go test command that reproduces it. Test saves the
 // failing run's trace (package trace) under testdata/dst/<TestName>/ and
-// replays the traces saved for a test before exploring it again. The -dst.*
-// flags a test binary accepts are listed with Options.
+// replays the traces saved for a test before exploring it again. A subtest
+// is a directory inside its parent's; a name's element that is not a safe
+// file name as it is ("..", a leading dot, a backslash or a comma, say) is
+// percent-escaped, never interpreted, so a trace is saved inside the test's
+// directory whatever its subtests are called. The -dst.* flags a test
+// binary accepts are listed with Options, and checked before anything runs.
 package schedtest

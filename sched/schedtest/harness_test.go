@@ -424,9 +424,9 @@ func TestReproduceLine(t *testing.T) {
 			line := m[1]
 			// The failure is shrunk, so the line replays the shrunk schedule's
 			// recording.
-			wantPrefix := "go test ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e1"
+			wantPrefix := "go test ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e2"
 			if engine.RaceEnabled {
-				wantPrefix = "go test -race ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e1"
+				wantPrefix = "go test -race ./sched/schedtest -run '^TestChildFailure$' -dst.replay=e2"
 			}
 			if !strings.HasPrefix(line, wantPrefix) {
 				t.Fatalf("reproduce line %q, want prefix %q", line, wantPrefix)
@@ -483,15 +483,15 @@ func TestReplayFlag(t *testing.T) {
 	if err == nil || !strings.Contains(out, "deadlock in schedule 1 of TestChildABBA (from a recording") {
 		t.Fatalf("replaying a handle:\n%s", out)
 	}
-	if !strings.Contains(out, "-dst.replay=e1") {
+	if !strings.Contains(out, "-dst.replay=e2") {
 		t.Fatalf("the reproduce line of a replay should replay the same handle:\n%s", out)
 	}
 	out, err = child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.replay=nonsense")
-	if err == nil || !strings.Contains(out, "sched: -dst.replay: entropy: handle") {
+	if err == nil || !strings.Contains(out, "sched: -dst.replay=nonsense: entropy: handle") {
 		t.Fatalf("a bad handle:\n%s", out)
 	}
 	out, err = child(t, ".", "abba", os.Args[0], "-test.run=^TestChildABBA$", "-dst.strategy=bfs")
-	if err == nil || !strings.Contains(out, `sched: unknown strategy "bfs"`) {
+	if err == nil || !strings.Contains(out, `sched: -dst.strategy=bfs: unknown strategy "bfs"`) {
 		t.Fatalf("a bad strategy:\n%s", out)
 	}
 }

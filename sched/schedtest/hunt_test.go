@@ -140,7 +140,7 @@ func TestFuzzAdapter(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the child passed:\n%s", out)
 	}
-	for _, want := range []string{"the fuzzer chose 1", "reproduce:", "-dst.replay=e1"} {
+	for _, want := range []string{"the fuzzer chose 1", "reproduce:", "-dst.replay=e2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q:\n%s", want, out)
 		}

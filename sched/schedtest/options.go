@@ -1,9 +1,12 @@
 package schedtest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/dstgo/dst/entropy"
@@ -38,7 +41,11 @@ import (
 //	-dst.keepgoing     hunt: save every distinct failure and keep hunting
 //	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt
 //	-dst.v             log every schedule
-//	-dst.prune         delete the saved failures that no longer fail
+//	-dst.prune         delete the saved failures that no longer fail, and what killed saves left
+//
+// A flag given a value out of its range (a negative count or duration),
+// or two flags that each name the schedule to run, fail the test before
+// anything runs, its saved failures included.
 type Options struct {
 	// Iterations is how many schedules Test explores (-dst.iters).
 	// Default 1000, or 1 when a seed or a recording is given by flag.
@@ -176,7 +183,7 @@ func init() {
 	flag.IntVar(&flags.brk, "dst.break", 0, "sched: with -dst.trace, stop a debugger at step `n` of the replay (dstreplay debug; the watchdog is off)")
 	flag.StringVar(&flags.dir, "dst.dir", "", "sched: where failing tests save their traces (default testdata/dst, or $DST_DIR; off to disable)")
 	flag.BoolVar(&flags.verbose, "dst.v", false, "sched: log every schedule")
-	flag.BoolVar(&flags.prune, "dst.prune", false, "sched: delete the saved failures that no longer fail")
+	flag.BoolVar(&flags.prune, "dst.prune", false, "sched: delete the saved failures that no longer fail, and the temporary files of interrupted saves")
 	flag.StringVar(&flags.corpus, "dst.corpus", "", "sched: hunt: keep the corpus in `dir` (default: in memory)")
 	flag.IntVar(&flags.worker, "dst.worker", -1, "sched: hunt: this process is worker `n` of dstreplay hunt: report progress on stdout")
 	flag.BoolVar(&flags.keepGoing, "dst.keepgoing", false, "sched: hunt: save every distinct failure and keep hunting")
@@ -186,10 +193,34 @@ func init() {
 }
 
 // withFlags returns o with the fields named by flags set on the command line
-// replaced by the flags' values.
+// replaced by the flags' values. Every -dst.* flag given is checked first,
+// whatever the test then does (replay a trace, its saved failures, or
+// explore): an error names each flag that is wrong, and its value.
 func (o Options) withFlags() (Options, error) {
 	if !flag.Parsed() {
 		return o, nil
+	}
+	var errs []error
+	var named []string // the flags that name the one schedule to run
+	flag.Visit(func(f *flag.Flag) {
+		if err := checkFlag(f); err != nil {
+			v := f.Value.String()
+			if f.Name == "dst.replay" && len(v) > 40 {
+				v = v[:32] + "..." // a handle, too long to read
+			}
+			errs = append(errs, fmt.Errorf("sched: -%s=%s: %w", f.Name, v, err))
+		}
+		switch f.Name {
+		case "dst.seed", "dst.replay", "dst.input", "dst.trace":
+			named = append(named, "-"+f.Name)
+		}
+	})
+	if len(named) > 1 {
+		errs = append(errs, fmt.Errorf("sched: %s and %s each name the schedule to run: give one",
+			strings.Join(named[:len(named)-1], ", "), named[len(named)-1]))
+	}
+	if len(errs) > 0 {
+		return o, errors.Join(errs...)
 	}
 	o.noShrink, o.corpus, o.keepGoing = !flags.shrink, flags.corpus, flags.keepGoing
 	o.isWorker, o.worker = flags.worker >= 0, flags.worker
@@ -217,7 +248,7 @@ func (o Options) withFlags() (Options, error) {
 		case "dst.input":
 			in, e := hunt.ReadInput(flags.input)
 			if e != nil {
-				err = fmt.Errorf("sched: -dst.input: %w", e)
+				err = fmt.Errorf("sched: -dst.input=%s: %w", flags.input, e)
 			}
 			o.Recording, o.Seed, o.Strategy, o.Depth, o.PCTSteps, seedSet = in.Recording, in.Seed, in.Strategy.String(), in.Depth, in.PCTSteps, true
 			o.input = &in
@@ -226,20 +257,11 @@ func (o Options) withFlags() (Options, error) {
 				o.Depth = schedule.DefaultDepth
 			}
 		case "dst.crashtrace":
-			if flags.input == "" {
-				err = fmt.Errorf("sched: -dst.crashtrace=%s: want the input to run, with -dst.input", flags.crashTrace)
-			}
 			o.crashTrace = flags.crashTrace
-		case "dst.break":
-			if flags.trace == "" || flags.brk < 1 {
-				err = fmt.Errorf("sched: -dst.break=%d: want a step (from 1) of the trace given by -dst.trace", flags.brk)
-			}
 		case "dst.replay":
-			rec, e := entropy.ParseHandle(flags.replay)
-			if e != nil {
-				err = fmt.Errorf("sched: -dst.replay: %w", e)
-			}
-			o.Recording, seedSet = rec, true
+			// checkFlag parsed it.
+			o.Recording, _ = entropy.ParseHandle(flags.replay)
+			seedSet = true
 			o.namedBy = "-dst.replay"
 		}
 	})
@@ -250,6 +272,64 @@ func (o Options) withFlags() (Options, error) {
 		o.Iterations = math.MaxInt // a time budget given alone bounds the exploration
 	}
 	return o, err
+}
+
+// checkFlag checks the value of the -dst.* flag f, given on the command
+// line, alone and against the others it needs.
+func checkFlag(f *flag.Flag) error {
+	negative := func(n int64, zero string) error {
+		if n < 0 {
+			return fmt.Errorf("must not be negative (0 is %s)", zero)
+		}
+		return nil
+	}
+	switch f.Name {
+	case "dst.iters":
+		return negative(int64(flags.iters), fmt.Sprintf("the default, %d", defaultIterations))
+	case "dst.time":
+		return negative(int64(flags.time), "no time budget")
+	case "dst.strategy":
+		if !validStrategy(flags.strategy) {
+			return fmt.Errorf("unknown strategy %q: want random, pct, pos, portfolio or hunt", flags.strategy)
+		}
+	case "dst.depth":
+		return negative(int64(flags.depth), fmt.Sprintf("the default, %d", schedule.DefaultDepth))
+	case "dst.pctsteps":
+		return negative(int64(flags.pctSteps), "the default, the most steps of the earlier schedules")
+	case "dst.maxsteps":
+		return negative(int64(flags.maxSteps), fmt.Sprintf("the default, %d", engine.DefaultMaxSteps))
+	case "dst.worker":
+		if flags.worker < 0 {
+			return errors.New("want the worker's number, from 0")
+		}
+	case "dst.replay":
+		if _, err := entropy.ParseHandle(flags.replay); err != nil {
+			return err
+		}
+	case "dst.trace":
+		fi, err := os.Stat(flags.trace)
+		switch {
+		case flags.trace == "":
+			return errors.New("want the trace file to replay")
+		case err != nil:
+			return err
+		case !fi.Mode().IsRegular():
+			return errors.New("not a regular file")
+		}
+	case "dst.input":
+		if flags.input == "" {
+			return errors.New("want the input file to run")
+		}
+	case "dst.break":
+		if flags.trace == "" || flags.brk < 1 {
+			return errors.New("want a step (from 1) of the trace given by -dst.trace")
+		}
+	case "dst.crashtrace":
+		if flags.input == "" {
+			return errors.New("want the input to run, with -dst.input")
+		}
+	}
+	return nil
 }
 
 // withDefaults fills zero fields and validates the rest.
@@ -275,6 +355,8 @@ func (o Options) withDefaults() (Options, error) {
 	switch {
 	case o.Iterations < 0:
 		return o, fmt.Errorf("sched: Iterations is %d, must be positive", o.Iterations)
+	case o.Time < 0:
+		return o, fmt.Errorf("sched: Time is %v, must not be negative (0 is no time budget)", o.Time)
 	case !validStrategy(o.Strategy):
 		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, portfolio or hunt", o.Strategy)
 	case o.Depth < 1:

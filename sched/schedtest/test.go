@@ -51,6 +51,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		replayForTest(t, flags.trace, body, true)
 		return
 	}
+	removeTempsForTest(t)
 	if o.isWorker {
 		// A hunt's worker: the saved failures are already known; a
 		// worker that stopped on them would hunt nothing.
@@ -275,7 +276,7 @@ func failureReport(name string, o Options, x exploration) string {
 	switch {
 	case x.saved != "":
 		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (once: go get -tool github.com/dstgo/dst/cmd/dstreplay):\n  go tool dstreplay summary %s\n",
-			fromRoot(x.saved), traceLine(name, x.saved), fromRoot(x.saved))
+			fromRoot(x.saved), traceLine(name, x.saved), shellWord(fromRoot(x.saved)))
 	case x.saveErr != nil:
 		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)
 	}
@@ -293,7 +294,7 @@ func traceLine(name, file string) string {
 			file = abs
 		}
 	}
-	return strings.Join(append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)), "-dst.trace="+file), " ")
+	return strings.Join(append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)), shellWord("-dst.trace="+file)), " ")
 }
 
 // packageArg names the package under test in the commands a report prints.
@@ -320,7 +321,11 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 		sum := sha256.Sum256([]byte(what))
 		id = hex.EncodeToString(sum[:6])
 	}
-	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"), id))
+	kind := pathElement(strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"))
+	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", kind, id))
+	// Best effort: what a killed save left does not keep this one from
+	// being written.
+	removeStaleTemps(name, staleTemp)
 	if err := x.res.WriteTrace(file); err != nil {
 		return "", err
 	}
@@ -351,6 +356,11 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 			t.Fatalf("sched: -dst.trace=%s was recorded by %s, not by %s: run it with -run %s",
 				path, other, t.Name(), shellQuote(gotest.RunPattern(other)))
 		}
+	} else if other := recordedBy(path); other != "" && other != t.Name() {
+		// Another test's, where the names of older versions collided, or
+		// a file system that folds case does.
+		t.Logf("sched: %s was saved by %s, not by %s: not replayed", fromRoot(path), other, t.Name())
+		return
 	}
 	res, err := replayFile(path, t.Name(), t, body, brk)
 	shown := path // as the user gave it, or from the module's root
@@ -394,6 +404,28 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 	}
 }
 
+// removeTempsForTest removes the temporary files that killed saves left in
+// the directory of t's saved failures: those older than staleTemp, or with
+// -dst.prune those older than pruneTemp, and says so.
+func removeTempsForTest(t *testing.T) {
+	t.Helper()
+	age, why := staleTemp, fmt.Sprintf("older than %v", staleTemp)
+	if flags.prune {
+		age, why = pruneTemp, fmt.Sprintf("older than %v, -dst.prune", pruneTemp)
+	}
+	n, dir, err := removeStaleTemps(t.Name(), age)
+	if n > 0 {
+		files := "files"
+		if n == 1 {
+			files = "file"
+		}
+		t.Logf("sched: removed %d temporary %s that interrupted saves left in %s (%s)", n, files, fromRoot(dir), why)
+	}
+	if err != nil {
+		t.Logf("sched: note: %v", err)
+	}
+}
+
 // pruneLine is the go test command that replays the current package's
 // saved failures, to which -dst.prune is added.
 func pruneLine() string {
@@ -429,6 +461,17 @@ func goTest() []string {
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellWord is s as one word of a shell command: as it is when the shell
+// reads it so, else quoted (a path under a directory whose name has a space).
+func shellWord(s string) string {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("_-+=.,/:@%", c)) {
+			return shellQuote(s)
+		}
+	}
+	return s
 }
 
 // fromRoot is path, relative to the package's directory (where go test

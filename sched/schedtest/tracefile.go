@@ -1,6 +1,8 @@
 package schedtest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -39,15 +41,120 @@ func saveDir() string {
 	return defaultDir
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.=+-]`)
-
-// testDir is the directory of a test's saved failures; subtests nest.
+// testDir is the directory of a test's saved failures under dir: subtests
+// nest, one directory per element of the test's name, each element turned
+// into a safe file name by pathElement. Test names come from the test's
+// data (the names of table-driven subtests), so the directory is inside
+// dir whatever the name holds: "..", a separator, control characters.
 func testDir(dir, name string) string {
 	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		parts[i] = unsafeChars.ReplaceAllString(p, "_")
+	elems := make([]string, 0, 1+len(parts))
+	elems = append(elems, dir)
+	for _, p := range parts {
+		elems = append(elems, pathElement(p))
 	}
-	return filepath.Join(append([]string{dir}, parts...)...)
+	return filepath.Join(elems...)
+}
+
+// maxElement bounds the length of a path element pathElement makes: file
+// systems refuse names longer than 255 bytes.
+const maxElement = 200
+
+// pathElement is s as one file name that is safe everywhere and names
+// nothing else: the bytes outside [A-Za-z0-9_.=+-] percent-escaped (%2F for
+// a '/', %25 for a '%'), and so are a leading dot (".", ".." and hidden
+// names), a trailing dot (which Windows drops) and the first letter of the
+// device names Windows reserves (CON, NUL, COM1, ...); the empty string is
+// "%". Different elements give different names: the escapes decode back to
+// s, and a name longer than maxElement is cut, with the hash of the whole
+// after a '~', which no escaped name holds.
+func pathElement(s string) string {
+	if s == "" {
+		return "%"
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if safeByte(c) && !(c == '.' && (i == 0 || i == len(s)-1)) {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	e := b.String()
+	if stem, _, _ := strings.Cut(e, "."); reservedName(stem) {
+		e = fmt.Sprintf("%%%02X", e[0]) + e[1:]
+	}
+	if len(e) > maxElement {
+		sum := sha256.Sum256([]byte(s))
+		cut := maxElement - 17
+		if i := strings.LastIndexByte(e[:cut], '%'); i >= cut-2 {
+			cut = i // not inside an escape
+		}
+		e = e[:cut] + "~" + hex.EncodeToString(sum[:8])
+	}
+	return e
+}
+
+// safeByte reports whether c stands for itself in a path element.
+func safeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("_.=+-", c) >= 0
+}
+
+// reservedName reports whether the stem of a file name (before its first
+// dot) is a device name Windows reserves in every directory.
+func reservedName(stem string) bool {
+	switch u := strings.ToUpper(stem); u {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	default:
+		return len(u) == 4 && (strings.HasPrefix(u, "COM") || strings.HasPrefix(u, "LPT")) && '0' <= u[3] && u[3] <= '9'
+	}
+}
+
+// legacyTestDir is where versions before pathElement saved the failures of
+// the test name (every unsafe character replaced by '_'), when that differs
+// from testDir and is inside dir; else "". Its traces still replay, once
+// their header says they are the test's: the old names were not unique.
+func legacyTestDir(dir, name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		p = legacyUnsafe.ReplaceAllString(p, "_")
+		if p == "" || p == "." || p == ".." {
+			return "" // not inside dir, or not the same depth
+		}
+		parts[i] = p
+	}
+	old := filepath.Join(append([]string{dir}, parts...)...)
+	if old == testDir(dir, name) {
+		return ""
+	}
+	return old
+}
+
+var legacyUnsafe = regexp.MustCompile(`[^A-Za-z0-9_.=+-]`)
+
+// staleTemp is how old a temporary file of a write under dir must be for
+// a save, or the next run, to remove it as left by a killed process (see
+// atomicfile.RemoveStale): another test process may be saving there now.
+// -dst.prune removes those older than pruneTemp, which no write under way
+// is: a write modifies its file as it goes, and takes well under a minute.
+const (
+	staleTemp = 10 * time.Minute
+	pruneTemp = time.Minute
+)
+
+// removeStaleTemps removes the temporary files that killed saves left in
+// the directory of the test name's saved failures, older than age, and
+// returns how many it removed.
+func removeStaleTemps(name string, age time.Duration) (int, string, error) {
+	dir := saveDir()
+	if dir == "off" {
+		return 0, "", nil
+	}
+	td := testDir(dir, name)
+	removed, err := atomicfile.RemoveStale(td, age)
+	return len(removed), td, err
 }
 
 // header describes schedule s of the test name for a trace.
@@ -290,15 +397,31 @@ func replayFile(path, name string, tb tbase, body func(*T), breakAt int) (*Resul
 	return res, nil
 }
 
-// savedFailures lists the traces saved for the test name.
+// savedFailures lists the traces saved for the test name: the regular
+// files named *.trace in its directory (a hidden one is an atomic write's
+// temporary, maybe half written), then those of its directory of older
+// versions (legacyTestDir).
 func savedFailures(name string) []string {
 	dir := saveDir()
 	if dir == "off" {
 		return nil
 	}
-	files, _ := filepath.Glob(filepath.Join(testDir(dir, name), "*.trace"))
-	// Hidden files are an atomic write's temporaries, maybe half written.
-	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), ".") })
-	slices.Sort(files)
+	files := tracesIn(testDir(dir, name))
+	if old := legacyTestDir(dir, name); old != "" {
+		files = append(files, tracesIn(old)...)
+	}
 	return files
+}
+
+// tracesIn lists the saved traces in dir, sorted.
+func tracesIn(dir string) []string {
+	entries, _ := os.ReadDir(dir) // none saved: no directory
+	var files []string
+	for _, e := range entries {
+		// Only regular files: opening a FIFO would hang the test.
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".trace") && !strings.HasPrefix(n, ".") {
+			files = append(files, filepath.Join(dir, n))
+		}
+	}
+	return files // ReadDir sorts by name
 }
