@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -117,7 +116,12 @@ func runDebug(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
 		return ExitUsage
 	}
-	dir, err := listDir(pkg) // a trace that cannot be debugged here says so before a missing delve does
+	dir, err := resolvePackage(pkg) // a trace that cannot be debugged here says so before a missing delve does
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay debug: %s: %v\n", fs.Arg(0), err)
+		return ExitUsage
+	}
+	cwd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
 		return ExitUsage
@@ -128,7 +132,9 @@ func runDebug(e *env, args []string) int {
 	}
 
 	// The binary goes beside the script, not into the current directory.
+	// dir is absolute (resolvePackage), so never a flag of dlv's.
 	argv := []string{"test", dir, "--init", script, "--output", filepath.Join(tmp, "debug.test")}
+	sayRewrite(e, "debug", &header, pkg)
 	overlay, env, err := overlayFor(&header, pkg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay debug: %v\n", err)
@@ -148,15 +154,16 @@ func runDebug(e *env, args []string) int {
 		argv = append(argv, "--allow-non-terminal-interactive=true") // dlv refuses otherwise
 	}
 	argv = append(argv, dlvArgs...)
-	argv = append(argv, "--", "-test.run", gotest.RunPattern(test), "-dst.trace="+path, fmt.Sprintf("-dst.break=%d", *step))
-	fmt.Fprintf(e.stderr, "dstreplay debug: stopping at step %d of %d%s: %s\n", *step, last, stopNote, what)
+	argv = append(argv, "--", "-test.run="+gotest.RunPattern(test), "-dst.trace="+path, fmt.Sprintf("-dst.break=%d", *step))
+	fmt.Fprintf(e.stderr, "dstreplay debug: stopping at step %d of %d%s: %s\n", *step, last, stopNote, termSafe(what))
 	if failText != "" {
-		fmt.Fprintf(e.stderr, "dstreplay debug: after it, it failed: %s\n", failText)
+		fmt.Fprintf(e.stderr, "dstreplay debug: after it, it failed: %s\n", termSafe(failText))
 	} else if *step == last && outcome != nil && outcome.Kind != "pass" {
 		failure, _, _ := strings.Cut(outcomeText(outcome), "\n")
-		fmt.Fprintf(e.stderr, "dstreplay debug: after it, the run failed: %s\n", failure)
+		fmt.Fprintf(e.stderr, "dstreplay debug: after it, the run failed: %s\n", termSafe(failure))
 	}
-	fmt.Fprintf(e.stderr, "dstreplay debug: %s %s\n", dlv, strings.Join(argv, " "))
+	fmt.Fprintf(e.stderr, "dstreplay debug: test %s of package %s, in %s\n", test, pkg, dir)
+	fmt.Fprintf(e.stderr, "dstreplay debug: running in %s: %s\n", cwd, commandLine(dlv, argv))
 	cmd := exec.Command(dlv, argv...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), env...)
@@ -277,19 +284,6 @@ func findDlv(e *env, given string) (string, bool) {
 	}
 	fmt.Fprintf(e.stderr, "dstreplay debug: delve (dlv) is not installed: not on $PATH, nor in $GOBIN or $GOPATH/bin. Install it with:\n\n\tgo install %s@latest\n\n", dlvPackage)
 	return "", false
-}
-
-// listDir is the directory of the package pkg, as go list finds it from
-// the current directory.
-func listDir(pkg string) (string, error) {
-	var stderr bytes.Buffer
-	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", pkg)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("the trace's package %s is not found from here (run dstreplay inside the module that recorded the trace): go list: %v\n%s", pkg, err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // isTTY reports whether f is a terminal.

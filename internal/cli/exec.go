@@ -28,15 +28,26 @@ func runExec(e *env, args []string) int {
 	}
 	h, outcome, cut := r.Header, r.Outcome, r.Truncated
 	r.Close()
-	if _, err := listDir(pkg); err != nil { // says where to run from
+	dir, err := resolvePackage(pkg) // says where to run from
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay exec: %s: %v\n", fs.Arg(0), err)
+		return ExitUsage
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
 		return ExitUsage
 	}
+	fmt.Fprintf(e.stderr, "dstreplay exec: test %s of package %s, in %s\n", h.Test, pkg, dir)
+	sayRewrite(e, "exec", &h, pkg)
 	overlay, env, err := overlayFor(&h, pkg)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: %v\n", err)
 		return ExitFailure
 	}
+	// go test takes packages before the test binary's flags only (after --
+	// they go to the test binary), so the package, checked to be an import
+	// path, follows go test's own flags, each in its -name=value form.
 	argv := []string{"test", "-count=1"}
 	if overlay != "" {
 		argv = append(argv, overlay)
@@ -44,8 +55,8 @@ func runExec(e *env, args []string) int {
 	if *race {
 		argv = append(argv, "-race")
 	}
-	argv = append(argv, pkg, "-run", gotest.RunPattern(h.Test), "-dst.trace="+path)
-	fmt.Fprintf(e.stderr, "dstreplay exec: go %s\n", strings.Join(argv, " "))
+	argv = append(argv, pkg, "-run="+gotest.RunPattern(h.Test), "-dst.trace="+path)
+	fmt.Fprintf(e.stderr, "dstreplay exec: running in %s: %s\n", cwd, commandLine("go", argv))
 	cmd := exec.Command("go", argv...)
 	var out bytes.Buffer
 	cmd.Stdout = io.MultiWriter(e.stdout, &out)
@@ -64,14 +75,14 @@ func runExec(e *env, args []string) int {
 	}
 	want := outcome.Kind
 	if got != want {
-		fmt.Fprintf(e.stderr, "dstreplay exec: the recorded run ended with %s, the re-run with %s\n", want, got)
+		fmt.Fprintf(e.stderr, "dstreplay exec: the recorded run ended with %s, the re-run with %s\n", termSafe(want), got)
 		return ExitFailure
 	}
 	if strings.Contains(out.String(), "diverged from the recording") || strings.Contains(out.String(), "ran differently from its recording") {
-		fmt.Fprintf(e.stderr, "dstreplay exec: same outcome (%s), but the re-run diverged from the recording (see above)\n", want)
+		fmt.Fprintf(e.stderr, "dstreplay exec: same outcome (%s), but the re-run diverged from the recording (see above)\n", termSafe(want))
 		return ExitFailure
 	}
-	fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended as recorded: %s\n", want)
+	fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended as recorded: %s\n", termSafe(want))
 	return ExitOK
 }
 
@@ -81,7 +92,9 @@ var failedAs = regexp.MustCompile(`sched: ([a-z ]+) \(replaying `)
 // openRecorded opens the trace file arg for a command that re-runs the test
 // that recorded it (exec, debug). It returns the file's absolute path (the
 // test runs in its package's directory), the open trace and the test's
-// package, or says why it cannot and returns false.
+// package, or says why it cannot and returns false. The package, the test
+// and the rewrite's options, which go to the go command, are checked
+// (checkRecorded): a trace is untrusted input.
 func openRecorded(e *env, cmd, arg string) (path string, r *trace.Reader, pkg string, ok bool) {
 	path, err := filepath.Abs(arg)
 	if err != nil {
@@ -95,6 +108,11 @@ func openRecorded(e *env, cmd, arg string) (path string, r *trace.Reader, pkg st
 	pkg = strings.TrimSuffix(h.Package, "_test")
 	if pkg == "" || h.Test == "" || strings.HasPrefix(h.Test, "sched.") || strings.HasPrefix(h.Test, "schedtest.") {
 		fmt.Fprintf(e.stderr, "dstreplay %s: %s was not recorded by a go test test (test %q, package %q): nothing to re-run\n", cmd, arg, h.Test, h.Package)
+		r.Close()
+		return "", nil, "", false
+	}
+	if err := checkRecorded(h, pkg); err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %s: %v\n", cmd, arg, err)
 		r.Close()
 		return "", nil, "", false
 	}
