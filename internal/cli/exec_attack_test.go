@@ -9,6 +9,7 @@ package cli_test
 // sees what ran.
 
 import (
+	"archive/zip"
 	"fmt"
 	"os"
 	"os/exec"
@@ -255,6 +256,71 @@ func TestAttackPackageNotOrdinary(t *testing.T) {
 			if !strings.HasPrefix(l, "list ") && !strings.HasPrefix(l, "env ") {
 				t.Errorf("package %q: the go command ran %q, want go list and go env only", pkg, l)
 			}
+		}
+	}
+}
+
+// Under GOFLAGS=-mod=mod, go list of a package that no module of the build
+// list provides looks one up, downloads it and requires it in go.mod: a
+// trace named a module of a proxy's (here a file:// proxy), and exec ran
+// its tests. The package must be found in the build list as it is.
+func TestAttackModuleDownload(t *testing.T) {
+	dir := attackModule(t)
+	proxy, marker := t.TempDir(), filepath.Join(t.TempDir(), "pwned")
+	v := filepath.Join(proxy, "example.com", "evil", "@v")
+	if err := os.MkdirAll(v, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mod = "module example.com/evil\n\ngo 1.26\n"
+	var zb strings.Builder
+	zw := zip.NewWriter(&zb)
+	for name, text := range map[string]string{
+		"go.mod":       mod,
+		"evil.go":      "package evil\n",
+		"evil_test.go": fmt.Sprintf("package evil\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc init() { os.WriteFile(%q, nil, 0o644) }\n\nfunc TestX(t *testing.T) {}\n", marker),
+	} {
+		w, err := zw.Create("example.com/evil@v1.0.0/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(text))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"list": "v1.0.0\n", "v1.0.0.info": `{"Version":"v1.0.0"}`, "v1.0.0.mod": mod, "v1.0.0.zip": zb.String(),
+	} {
+		if err := os.WriteFile(filepath.Join(v, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache := t.TempDir()
+	t.Setenv("GOFLAGS", "-mod=mod -modcacherw")
+	t.Setenv("GOPROXY", "file://"+filepath.ToSlash(proxy))
+	t.Setenv("GOSUMDB", "off")
+	t.Setenv("GOMODCACHE", cache)
+	before, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := attackTrace(t, "example.com/evil", "TestX")
+	log := attackGo(t, true)
+	for _, cmd := range []string{"exec", "debug"} {
+		refused(t, cmd, path, "the trace's package example.com/evil is not found from here")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the downloaded module's test ran: %s exists", marker)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "go.mod")); string(after) != string(before) {
+		t.Errorf("go.mod changed:\n%s", after)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "example.com", "evil@v1.0.0")); err == nil {
+		t.Error("the trace's module was downloaded")
+	}
+	for _, l := range goRan(t, log) {
+		if !strings.HasPrefix(l, "list ") && !strings.HasPrefix(l, "env ") {
+			t.Errorf("the go command ran %q, want go list and go env only", l)
 		}
 	}
 }

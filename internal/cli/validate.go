@@ -85,15 +85,27 @@ type listedPackage struct {
 // checkRecorded), as go list finds it from the current directory, and
 // refuses a package that is not found, or that is found outside the main
 // module (or workspace), the module cache and GOPATH/src: a trace names the
-// code it re-runs only among the code the user already builds here.
+// code it re-runs only among the code the user already builds here. The
+// package must be in the build list as it is: under GOFLAGS=-mod=mod, go
+// list would otherwise look up a module that provides it, download it (from
+// a proxy, or with git from the place the path names) and require it in
+// go.mod, and the trace would name the code to fetch and run.
 func resolvePackage(pkg string) (string, error) {
-	var stderr bytes.Buffer
+	env, err := goEnv()
+	if err != nil {
+		return "", fmt.Errorf("the trace's package %s: %w", pkg, err)
+	}
+	args := []string{"list", "-json=ImportPath,Dir,Goroot,Standard,Module"}
+	if modMod(env.GOFLAGS) && env.GOMOD != "" {
+		args = append(args, "-mod=readonly") // overrides GOFLAGS
+	}
 	// pkg cannot be a flag (it is an import path); -- says so again.
-	cmd := exec.Command("go", "list", "-json=ImportPath,Dir,Goroot,Standard,Module", "--", pkg)
+	var stderr bytes.Buffer
+	cmd := exec.Command("go", append(args, "--", pkg)...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("the trace's package %s is not found from here (run dstreplay inside the module that recorded the trace): go list: %v\n%s", pkg, err, strings.TrimSpace(stderr.String()))
+		return "", fmt.Errorf("the trace's package %s is not found from here (run dstreplay inside the module that recorded the trace, which requires the package's module): go list: %v\n%s", pkg, err, strings.TrimSpace(stderr.String()))
 	}
 	var p listedPackage
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -111,10 +123,7 @@ func resolvePackage(pkg string) (string, error) {
 	case !filepath.IsAbs(p.Dir):
 		return "", fmt.Errorf("the trace's package %s: go list gives no directory (%q)", pkg, p.Dir)
 	}
-	roots, err := packageRoots(p)
-	if err != nil {
-		return "", fmt.Errorf("the trace's package %s: %w", pkg, err)
-	}
+	roots := packageRoots(p, env)
 	for _, root := range roots {
 		if within(p.Dir, root) {
 			return p.Dir, nil
@@ -123,31 +132,51 @@ func resolvePackage(pkg string) (string, error) {
 	return "", fmt.Errorf("the trace's package %s is in %s, outside the current module, GOPATH/src and the module cache (%s): dstreplay re-runs those only", pkg, p.Dir, strings.Join(roots, ", "))
 }
 
+// goEnvVars are the go command's settings resolvePackage reads.
+type goEnvVars struct{ GOFLAGS, GOMOD, GOWORK, GOPATH, GOMODCACHE string }
+
+// goEnv reads the go command's settings (the environment's, or go env -w's).
+func goEnv() (goEnvVars, error) {
+	var env goEnvVars
+	var stderr bytes.Buffer
+	cmd := exec.Command("go", "env", "-json", "GOFLAGS", "GOMOD", "GOWORK", "GOPATH", "GOMODCACHE")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return env, fmt.Errorf("go env: %v\n%s", err, strings.TrimSpace(stderr.String()))
+	}
+	if err := json.Unmarshal(out, &env); err != nil {
+		return env, fmt.Errorf("go env: %w", err)
+	}
+	if env.GOMOD == os.DevNull { // outside a module
+		env.GOMOD = ""
+	}
+	return env, nil
+}
+
+// modMod reports whether GOFLAGS says -mod=mod.
+func modMod(goflags string) bool {
+	mod := false
+	for _, f := range strings.Fields(goflags) {
+		if v, ok := strings.CutPrefix(strings.TrimPrefix(strings.TrimPrefix(f, "-"), "-"), "mod="); ok && strings.HasPrefix(f, "-") {
+			mod = v == "mod"
+		}
+	}
+	return mod
+}
+
 // packageRoots are the directories a trace's package may be in: its own
 // module's when that is a main module (of the current directory or its
 // workspace), the module cache, each GOPATH's src, and the vendor
 // directory of the main module or workspace.
-func packageRoots(p listedPackage) ([]string, error) {
-	var stderr bytes.Buffer
-	cmd := exec.Command("go", "env", "-json", "GOMOD", "GOWORK", "GOPATH", "GOMODCACHE")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go env: %v\n%s", err, strings.TrimSpace(stderr.String()))
-	}
-	var env struct{ GOMOD, GOWORK, GOPATH, GOMODCACHE string }
-	if err := json.Unmarshal(out, &env); err != nil {
-		return nil, fmt.Errorf("go env: %w", err)
-	}
+func packageRoots(p listedPackage, env goEnvVars) []string {
 	var roots []string
 	if m := p.Module; m != nil && m.Main && m.Dir != "" {
 		roots = append(roots, m.Dir)
 	}
 	for _, f := range []string{env.GOMOD, env.GOWORK} {
-		if filepath.IsAbs(f) { // GOMOD is os.DevNull outside a module
-			if f != os.DevNull {
-				roots = append(roots, filepath.Join(filepath.Dir(f), "vendor"))
-			}
+		if filepath.IsAbs(f) {
+			roots = append(roots, filepath.Join(filepath.Dir(f), "vendor"))
 		}
 	}
 	if env.GOMODCACHE != "" {
@@ -158,7 +187,7 @@ func packageRoots(p listedPackage) ([]string, error) {
 			roots = append(roots, filepath.Join(d, "src"))
 		}
 	}
-	return roots, nil
+	return roots
 }
 
 // within reports whether dir is root or beneath it, as written or with
