@@ -14,7 +14,9 @@ import (
 )
 
 // tempModule makes a module in a temporary directory that requires this
-// one (replaced by this checkout), with the given files, and tidies it.
+// one (replaced by this checkout), with the given files, and tidies it. A
+// "go.mod" among files is added to the module's go.mod (more requirements
+// and replacements).
 func tempModule(t *testing.T, env []string, files map[string]string) string {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -22,7 +24,7 @@ func tempModule(t *testing.T, env []string, files map[string]string) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	files["go.mod"] = "module example.com/m\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\nreplace github.com/dstgo/dst => " + root + "\n"
+	files["go.mod"] = "module example.com/m\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\nreplace github.com/dstgo/dst => " + root + "\n" + files["go.mod"]
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)

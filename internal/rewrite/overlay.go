@@ -101,7 +101,7 @@ func Overlay(opts Options) (string, int, error) {
 				errs = append(errs, err)
 				continue
 			}
-			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, cfg)
+			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, withVersion(cfg, p))
 			for _, e := range ferrs {
 				errs = append(errs, e)
 			}
@@ -205,3 +205,16 @@ func joinSorted(errs []error) error {
 // EnvMarker is the environment variable dstreplay test sets for go test, so
 // that the harness prints reproduce lines that rewrite too.
 const EnvMarker = "DST_REWRITTEN"
+
+// withVersion is cfg with the language version of p's module, which the
+// loader does not give the type checker when the module's go.mod has no go
+// directive: the go command compiles such a module at go1.16.
+func withVersion(cfg Config, p *packages.Package) Config {
+	if m := p.Module; m != nil {
+		cfg.GoVersion = "go1.16"
+		if m.GoVersion != "" {
+			cfg.GoVersion = "go" + m.GoVersion
+		}
+	}
+	return cfg
+}

@@ -52,18 +52,19 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Pos, e.Msg) }
 // It returns nil when the file has nothing to rewrite.
 func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src []byte, cfg Config) ([]byte, []*Error) {
 	r := &fileRewriter{
-		cfg:     cfg,
-		kept:    map[ast.Node]bool{},
-		editor:  editor{src: src, tf: fset.File(f.Pos()), name: name},
-		fset:    fset,
-		file:    f,
-		info:    info,
-		own:     filePackage(f, info),
-		uses:    map[string]bool{},
-		commaOK: map[ast.Expr]ast.Expr{},
-		labels:  map[*ast.SelectStmt]*ast.LabeledStmt{},
-		gotos:   map[string]bool{},
-		called:  map[*ast.SelectorExpr]bool{},
+		cfg:        cfg,
+		kept:       map[ast.Node]bool{},
+		editor:     editor{src: src, tf: fset.File(f.Pos()), name: name},
+		fset:       fset,
+		file:       f,
+		info:       info,
+		own:        filePackage(f, info),
+		uses:       map[string]bool{},
+		commaOK:    map[ast.Expr]ast.Expr{},
+		labels:     map[*ast.SelectStmt]*ast.LabeledStmt{},
+		loopLabels: map[ast.Stmt]*ast.LabeledStmt{},
+		gotos:      map[string]bool{},
+		called:     map[*ast.SelectorExpr]bool{},
 	}
 	r.collect()
 	for _, w := range r.wrapFuncs { // first: the edits inside a body build on them
@@ -71,6 +72,9 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 	}
 	for i := len(r.nodes) - 1; i >= 0; i-- { // every node after its descendants
 		r.node(r.nodes[i])
+	}
+	if len(r.edits) > 0 {
+		r.raiseVersion()
 	}
 	if len(r.errs) > 0 {
 		sort.Slice(r.errs, func(i, j int) bool { return r.errs[i].Pos.Offset < r.errs[j].Pos.Offset })
@@ -85,22 +89,23 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 
 type fileRewriter struct {
 	editor
-	cfg       Config
-	wrapFuncs []wrapped         // under Wrap, the functions go test calls with a *testing.T
-	kept      map[ast.Node]bool // under Wrap, the testing.T of their parameters
-	own       *types.Package    // the file's package (filePackage)
-	unwrapped []unwrapped       // under Wrap, the tests left as they are (they run the scheduler themselves)
-	fset      *token.FileSet
-	file      *ast.File
-	info      *types.Info
-	nodes     []ast.Node
-	uses      map[string]bool       // shim packages the rewritten file calls
-	commaOK   map[ast.Expr]ast.Expr // receives that are v, ok := <-c, and their ok
-	labels    map[*ast.SelectStmt]*ast.LabeledStmt
-	gotos     map[string]bool            // labels a goto names
-	called    map[*ast.SelectorExpr]bool // selectors that are called
-	ntmp      int
-	errs      []*Error
+	cfg        Config
+	wrapFuncs  []wrapped         // under Wrap, the functions go test calls with a *testing.T
+	kept       map[ast.Node]bool // under Wrap, the testing.T of their parameters
+	own        *types.Package    // the file's package (filePackage)
+	unwrapped  []unwrapped       // under Wrap, the tests left as they are (they run the scheduler themselves)
+	fset       *token.FileSet
+	file       *ast.File
+	info       *types.Info
+	nodes      []ast.Node
+	uses       map[string]bool       // shim packages the rewritten file calls
+	commaOK    map[ast.Expr]ast.Expr // receives that are v, ok := <-c, and their ok
+	labels     map[*ast.SelectStmt]*ast.LabeledStmt
+	loopLabels map[ast.Stmt]*ast.LabeledStmt // the labels of for and range statements
+	gotos      map[string]bool               // labels a goto names
+	called     map[*ast.SelectorExpr]bool    // selectors that are called
+	ntmp       int
+	errs       []*Error
 }
 
 func (r *fileRewriter) errorf(p token.Pos, format string, args ...any) {
@@ -132,8 +137,11 @@ func (r *fileRewriter) collect() {
 				r.called[s] = true
 			}
 		case *ast.LabeledStmt:
-			if s, ok := n.Stmt.(*ast.SelectStmt); ok {
+			switch s := n.Stmt.(type) {
+			case *ast.SelectStmt:
 				r.labels[s] = n
+			case *ast.ForStmt, *ast.RangeStmt:
+				r.loopLabels[s] = n
 			}
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO && n.Label != nil {
@@ -209,13 +217,21 @@ func (r *fileRewriter) node(n ast.Node) {
 		}
 	case *ast.CallExpr:
 		r.call(n)
+	case *ast.ForStmt:
+		r.sharedLoop(n, nil)
 	case *ast.RangeStmt:
+		// over is what the loop ranges over, given the text of the range
+		// expression.
+		over, iter := func(x string) string { return x }, false
 		switch t := r.info.TypeOf(n.X); {
 		case chanOf(t) != nil:
-			r.replace(n.X.Pos(), n.X.End(), r.use(NativePath)+".Range("+r.text(n.X)+")")
+			over, iter = func(x string) string { return r.use(NativePath) + ".Range(" + x + ")" }, true
 		case isMap(t):
 			// In an order the run's entropy decides.
-			r.replace(n.X.Pos(), n.X.End(), r.use(NativePath)+".Map("+r.text(n.X)+")")
+			over, iter = func(x string) string { return r.use(NativePath) + ".Map(" + x + ")" }, true
+		}
+		if !r.sharedLoop(n, over) && iter {
+			r.replace(n.X.Pos(), n.X.End(), over(r.text(n.X)))
 		}
 	case *ast.SelectStmt:
 		r.selectStmt(n)

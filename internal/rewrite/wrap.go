@@ -25,6 +25,11 @@ type Config struct {
 	// rewritten is marked (native.Given), and under Wrap a *testing.T
 	// handed to one is refused.
 	Rewritten func(path string) bool
+	// GoVersion is the language version of the file's module ("go1.16"),
+	// for a file the type checker gave none (FileVersions); "" is the
+	// current one. A module whose go.mod has no go directive, or that has
+	// no go.mod, is at go1.16.
+	GoVersion string
 }
 
 // NativetestPath is the import path of the package wrapped tests call.
