@@ -380,7 +380,10 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 	if id, ok := s.X.(*ast.Ident); ok {
 		if _, ok := r.info.Uses[id].(*types.PkgName); ok {
-			if text, ok := r.replacement(r.info.Uses[s.Sel]); ok && !r.kept[s] {
+			if r.kept[s] {
+				return // replacement would import what it names
+			}
+			if text, ok := r.replacement(r.info.Uses[s.Sel]); ok {
 				r.replace(s.Pos(), s.End(), text)
 			}
 			return

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,5 +201,40 @@ func explore(t *testing.T) { schedtest.Test(t, func(*schedtest.T) {}) }
 		if !strings.Contains(out, want) {
 			t.Errorf("the rewrite lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestWrapOwnExplorationCompiles: under -wrap, a test file whose test runs
+// the scheduler itself and uses the sync types compiles rewritten (it
+// imported nativetest for the *testing.T it keeps, and failed as unused).
+func TestWrapOwnExplorationCompiles(t *testing.T) {
+	src := `package p
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+func TestX(t *testing.T) {
+	schedtest.Test(t, func(t *schedtest.T) {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { wg.Done() }()
+		wg.Wait()
+	})
+}
+`
+	out, errs := rewriteWith(t, sourceFset, sourceImporter, "/src/p_test.go", src, rewrite.Config{Wrap: true})
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	f, err := parser.ParseFile(sourceFset, "/out/p_test.go", out, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := (&types.Config{Importer: sourceImporter}).Check("p", sourceFset, []*ast.File{f}, nil); err != nil {
+		t.Fatalf("the rewritten file does not compile: %v\n%s", err, out)
 	}
 }
