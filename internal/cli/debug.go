@@ -317,9 +317,16 @@ func writeDebugInit(path string, step int64, ev trace.Event, user string) error 
 		return err
 	}
 	consts := fmt.Sprintf("HOOK, STEP, FILE, LINE, FUNC, WHAT = %s, %d, %s, %d, %s, %s\n",
-		strconv.Quote(breakFunc), step, strconv.Quote(filepath.Base(ev.Loc.File)), ev.Loc.Line, strconv.Quote(ev.Loc.Func),
-		strconv.Quote(fmt.Sprintf("g%d's %s", ev.G, trace.OpName(ev.Op))))
+		starlarkString(breakFunc), step, starlarkString(filepath.Base(ev.Loc.File)), ev.Loc.Line, starlarkString(ev.Loc.Func),
+		starlarkString(fmt.Sprintf("g%d's %s", ev.G, trace.OpName(ev.Op))))
 	return os.WriteFile(star, []byte(debugScriptHead+consts+debugScript), 0o644)
+}
+
+// starlarkString is s (from a trace: untrusted) as a Starlark string
+// literal: Go's quoting, which Starlark reads, of s made valid UTF-8
+// (Starlark refuses \x escapes above 0x7f in a string).
+func starlarkString(s string) string {
+	return strconv.Quote(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 // debugScript is the Starlark script (delve's scripting language) that
