@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/petermattis/goid"
 
@@ -108,10 +109,37 @@ func (o *Obj) checkNative(op Op) {
 	if r.closed.Load() {
 		return
 	}
-	msg := fmt.Sprintf("sched: %s.%s on %s#%d from a goroutine that no run manages, while its run (%s) is in progress; "+
-		"start goroutines that use run objects with sched.Go", o.kind, op, o.kind, o.id, r.cfg.Name)
-	r.externalFailure(&Failure{Kind: Misuse, Message: msg, Stack: shimCallStack(string(debug.Stack()))})
+	stack := string(debug.Stack())
+	msg := fmt.Sprintf("sched: %s.%s on %s#%d from a goroutine that no run manages, while its run (%s) is in progress; %s",
+		o.kind, op, o.kind, o.id, r.cfg.Name, NativeStarter(stack))
+	r.externalFailure(&Failure{Kind: Misuse, Message: msg, Stack: shimCallStack(stack)})
 	runtime.Goexit()
+}
+
+// NativeStarter says, for the stack of a goroutine that no run manages,
+// which code started it and how to bring such a goroutine into the run:
+// code that dstreplay test did not rewrite (a dependency, whose package it
+// names for -rewrite), or a go statement that did not go through sched.Go.
+func NativeStarter(stack string) string {
+	const advice = "start goroutines that use run objects with sched.Go"
+	i := strings.LastIndex(stack, "\ncreated by ")
+	if i < 0 {
+		return advice
+	}
+	fn, _, _ := strings.Cut(stack[i+len("\ncreated by "):], "\n")
+	fn, _, _ = strings.Cut(fn, " in goroutine ")
+	pkg := funcPackage(fn)
+	if pkg == "" || isStd(pkg) {
+		return fmt.Sprintf("it was started by %s, of the standard library, which the scheduler does not run", fn)
+	}
+	return fmt.Sprintf("it was started by %s: under dstreplay test, rewrite that package too (-rewrite=%s); in code written for the scheduler, %s", fn, pkg, advice)
+}
+
+// isStd reports whether an import path is of the standard library (no dot
+// in its first element).
+func isStd(pkg string) bool {
+	first, _, _ := strings.Cut(pkg, "/")
+	return !strings.Contains(first, ".")
 }
 
 // base is the object's name without its id: its label or its kind. Traces

@@ -19,6 +19,7 @@ package context
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -225,12 +226,46 @@ func deadlinePassed(t *engine.Timer, _ time.Time) {
 }
 
 // cancelFrom is a cancel function's call: a scheduling point, then cancel.
+// From a goroutine that no run manages (one that code not rewritten
+// started), it fails the run in progress as a misuse and ends that
+// goroutine, as every shim does; once the run is over, it closes Done.
 func (c *cancelCtx) cancelFrom(g *engine.G, err, cause error) {
 	if g == nil {
-		panic("sched/context: a cancel function of a run's context called from outside the run")
+		c.obj.CheckNative(engine.OpContext)
+		c.cancelAfterRun(err, cause)
+		return
 	}
 	g.Point(engine.OpContext, &c.obj)
 	c.cancel(g, nil, err, cause)
+}
+
+// afterRun serializes the cancels of contexts whose run is over: their
+// goroutines are gone, but plain goroutines may still cancel them.
+var afterRun sync.Mutex
+
+// cancelAfterRun cancels c and its children when their run is over: the
+// scheduler's side (its channel, timers, AfterFunc goroutines) went with the
+// run, so only Done and Err change.
+func (c *cancelCtx) cancelAfterRun(err, cause error) {
+	afterRun.Lock()
+	defer afterRun.Unlock()
+	c.closeAfterRun(err, cause)
+}
+
+//go:norace
+func (c *cancelCtx) closeAfterRun(err, cause error) {
+	if c.err != nil {
+		return
+	}
+	if cause == nil {
+		cause = err
+	}
+	c.err, c.cause = err, cause
+	close(c.native)
+	for _, child := range c.children {
+		child.closeAfterRun(err, cause)
+	}
+	c.children = nil
 }
 
 // cancel closes c and its children. It runs either in a managed goroutine g

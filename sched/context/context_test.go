@@ -945,3 +945,49 @@ func TestStandardChildOfRunContext(t *testing.T) {
 		}
 	})
 }
+
+// A cancel function of a run's context called by a goroutine that no run
+// manages (started by code that was not rewritten) fails the run as a
+// misuse naming who started it, instead of crashing the test binary; called
+// after the run, it cancels.
+func TestCancelFromOutsideTheRun(t *testing.T) {
+	var cancel stdcontext.CancelFunc
+	var ctx context.Context
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
+		ctx, cancel = context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { // a plain goroutine: no run manages it
+			defer close(done)
+			cancel()
+		}()
+		<-done
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Failure
+	if f == nil || f.Kind != schedtest.Misuse {
+		t.Fatalf("want a misuse, got %+v", f)
+	}
+	for _, want := range []string{"from a goroutine that no run manages", "it was started by github.com/dstgo/dst/sched/context_test.TestCancelFromOutsideTheRun.func1",
+		"-rewrite=github.com/dstgo/dst/sched/context_test"} {
+		if !strings.Contains(f.Error(), want) {
+			t.Errorf("report lacks %q:\n%s", want, f)
+		}
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the misused cancel canceled: %v", ctx.Err())
+	}
+	// After the run, a plain goroutine's cancel closes Done.
+	done := make(chan struct{})
+	go func() { defer close(done); cancel() }()
+	<-done
+	select {
+	case <-ctx.Done():
+	default:
+		t.Fatal("Done is not closed after cancel")
+	}
+	if !errors.Is(ctx.Err(), stdcontext.Canceled) {
+		t.Fatalf("Err = %v", ctx.Err())
+	}
+}
