@@ -74,6 +74,66 @@ func Compare(want, got []Event) *Divergence {
 	return nil
 }
 
+// CompareReaders is Compare over the events of two traces, read side by side
+// a frame at a time: it holds one frame of each, whatever their length.
+// It compares the events each reader can read (Len); a trace cut short
+// says so in its Truncated, which the caller reports. progress, when not
+// nil, is called with the number of events compared so far, every
+// ProgressEvery events. A read error stops it: the error is a
+// *CompareError, which says which trace failed.
+func CompareReaders(want, got *Reader, progress func(n int64)) (*Divergence, error) {
+	labels := map[int32]string{}
+	for i := int64(0); i < max(want.Len(), got.Len()); i++ {
+		if progress != nil && i%ProgressEvery == 0 && i > 0 {
+			progress(i)
+		}
+		var w, g Event
+		hasW, hasG := i < want.Len(), i < got.Len()
+		var err error
+		if hasW {
+			if w, err = want.Event(i); err != nil {
+				return nil, &CompareError{Index: i, Err: err}
+			}
+			if w.Kind == KindObject {
+				labels[w.Obj] = ObjectName(w.Text, w.Obj)
+			}
+		}
+		if hasG {
+			if g, err = got.Event(i); err != nil {
+				return nil, &CompareError{Observed: true, Index: i, Err: err}
+			}
+		}
+		if hasW && hasG && w.Equal(&g) {
+			continue
+		}
+		d := &Divergence{Index: i, Labels: labels}
+		if hasW {
+			e := w
+			d.Expected = &e
+		}
+		if hasG {
+			e := g
+			d.Observed = &e
+		}
+		return d, nil
+	}
+	return nil, nil
+}
+
+// ProgressEvery is how often, in events, CompareReaders reports progress.
+const ProgressEvery = 1 << 16
+
+// A CompareError is a read error that stopped CompareReaders: the events
+// before Index agree.
+type CompareError struct {
+	Observed bool  // the error is got's, not want's
+	Index    int64 // the event that could not be read
+	Err      error
+}
+
+func (e *CompareError) Error() string { return e.Err.Error() }
+func (e *CompareError) Unwrap() error { return e.Err }
+
 // CompareEnds returns a divergence when two runs whose n events agree ended
 // differently: want and got are what Outcome.End says of each.
 func CompareEnds(n int64, want, got string) *Divergence {

@@ -1,14 +1,16 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
+	"time"
 
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/trace"
@@ -35,10 +37,38 @@ type traceEvent struct {
 type micros int64
 
 func (m micros) MarshalJSON() ([]byte, error) {
+	// In unsigned arithmetic, so that the most negative time has its
+	// magnitude too.
+	u, sign := uint64(m), ""
 	if m < 0 {
-		return []byte(fmt.Sprintf("-%d.%03d", -m/1000, -m%1000)), nil
+		u, sign = -u, "-"
 	}
-	return []byte(fmt.Sprintf("%d.%03d", m/1000, m%1000)), nil
+	return []byte(fmt.Sprintf("%s%d.%03d", sign, u/1000, u%1000)), nil
+}
+
+// addSat is a+b, held at the ends of int64 rather than wrapping around:
+// the times of a trace are its own, up to math.MaxInt64.
+func addSat(a, b int64) int64 {
+	c := a + b
+	if (c > a) == (b > 0) {
+		return c
+	}
+	if b > 0 {
+		return math.MaxInt64
+	}
+	return math.MinInt64
+}
+
+// subSat is a-b, held at the ends of int64.
+func subSat(a, b int64) int64 {
+	c := a - b
+	if (a^b)&(a^c) >= 0 {
+		return c
+	}
+	if a >= 0 {
+		return math.MaxInt64
+	}
+	return math.MinInt64
 }
 
 func runExport(e *env, args []string) int {
@@ -59,40 +89,85 @@ func runExport(e *env, args []string) int {
 		return ExitUsage
 	}
 	defer r.Close()
-	evs, err := r.ReadAll()
-	if err != nil && len(evs) == 0 {
-		fmt.Fprintf(e.stderr, "dstreplay export: %v\n", err)
-		return ExitFailure
+	if r.Len() > 0 {
+		// A trace whose first frame cannot be read makes no file.
+		if _, err := r.Event(0); err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay export: %v\n", err)
+			return ExitFailure
+		}
 	}
 	w := e.stdout
+	var f *os.File
 	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
+		var err error
+		if f, err = os.Create(*out); err != nil {
 			fmt.Fprintf(e.stderr, "dstreplay export: %v\n", err)
 			return ExitUsage
 		}
 		defer f.Close()
 		w = f
 	}
-	if err := writePerfetto(w, &r.Header, evs, r.Outcome); err != nil {
+	p := newProgress(e, "export", r.Len())
+	readErr, err := writePerfetto(w, r, p.at)
+	p.done()
+	if err == nil && f != nil {
+		err = f.Close()
+	}
+	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay export: %v\n", err)
+		return ExitFailure
+	}
+	if readErr != nil {
+		// What was written is valid, and holds the events before it.
+		fmt.Fprintf(e.stderr, "dstreplay export: %v\n", readErr)
 		return ExitFailure
 	}
 	return truncated(e, "export", r)
 }
 
-// writePerfetto converts events to trace-event JSON. Time is the virtual
-// time: the trace-event format's ts is in microseconds, so an event at
-// virtual time t nanoseconds is at t/1000. Many events share one instant
-// (the clock moves only when every goroutine is blocked), so each event is
-// placed at least a nanosecond after the one before it: events keep their
-// order and each has its own place, at most a few nanoseconds (one per
-// event at that instant) after its virtual time, which each event's args
-// give exactly, with its number and step. A goroutine's track has a
-// "running" slice while it runs and a "blocked" slice from when it blocks
-// until it is woken (or runs again, or the trace ends).
-func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Outcome) error {
-	var out []traceEvent
+// maxPendingFlows bounds the wakes of one goroutine waiting for it to run,
+// each an arrow to draw when it does: a goroutine woken again and again
+// and never run has arrows for its first wakes only, not a list as long as
+// the trace.
+const maxPendingFlows = 64
+
+// writePerfetto writes r's events as trace-event JSON, event by event as it
+// reads them: its memory grows with the goroutines and objects of the
+// trace, not with its events. readErr is the error that stopped reading
+// (what was written before it is a whole JSON document), err one writing.
+// progress, when not nil, is called every few thousand events with how
+// many were read.
+//
+// Time is the virtual time: the trace-event format's ts is in microseconds,
+// so an event at virtual time t nanoseconds is at t/1000. Many events share
+// one instant (the clock moves only when every goroutine is blocked), so
+// each event is placed at least a nanosecond after the one before it:
+// events keep their order and each has its own place, at most a few
+// nanoseconds (one per event at that instant) after its virtual time, which
+// each event's args give exactly, with its number and step. A goroutine's
+// track has a "running" slice while it runs and a "blocked" slice from when
+// it blocks until it is woken (or runs again, or the trace ends). Slices
+// are written when they end, so the entries are not in time order, which
+// the format does not ask for.
+func writePerfetto(w io.Writer, r *trace.Reader, progress func(int64)) (readErr, err error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	entries := 0
+	put := func(te traceEvent) {
+		if err != nil {
+			return
+		}
+		b, merr := json.Marshal(te)
+		if merr != nil {
+			err = fmt.Errorf("event %q at %d: %w", te.Name, te.Ts, merr)
+			return
+		}
+		if entries > 0 {
+			bw.WriteString(",\n")
+		}
+		entries++
+		bw.Write(b)
+	}
+	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[` + "\n")
 	labels := map[int32]string{}
 	// One goroutine runs at a time: cur (none when -1), since when.
 	cur, since := int32(-1), int64(0)
@@ -105,8 +180,8 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 	}
 	blocked := map[int32]blockedSince{}
 	slice := func(name, cat string, g int32, from, to int64) {
-		d := micros(max(to-from, 1))
-		out = append(out, traceEvent{Name: name, Cat: cat, Ph: "X", Ts: micros(from), Dur: &d, Pid: 1, Tid: g})
+		d := micros(max(subSat(to, from), 1))
+		put(traceEvent{Name: name, Cat: cat, Ph: "X", Ts: micros(from), Dur: &d, Pid: 1, Tid: g})
 	}
 	stop := func(ts int64) {
 		if cur >= 0 {
@@ -126,16 +201,25 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		cur, since = g, ts
 		for _, id := range pendingFlow[g] {
 			id := id
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: micros(ts), Pid: 1, Tid: g, ID: &id})
+			put(traceEvent{Name: "wake", Cat: "flow", Ph: "f", Bp: "e", Ts: micros(ts), Pid: 1, Tid: g, ID: &id})
 		}
 		delete(pendingFlow, g)
 	}
 	var preempts replay.Preemptions
 	ts := int64(-1) // nanoseconds
-	for i, ev := range evs {
-		ts = max(ev.Time, ts+1)
+	n := int64(0)
+	r.All(func(i int64, ev trace.Event, rerr error) bool {
+		if rerr != nil {
+			readErr = rerr
+			return false
+		}
+		if progress != nil && i%4096 == 0 && i > 0 {
+			progress(i)
+		}
+		n = i + 1
+		ts = max(ev.Time, addSat(ts, 1))
 		seen[ev.G] = true
-		args := map[string]any{"event": eventNumber(int64(i)), "step": ev.Step, "time_ns": ev.Time}
+		args := map[string]any{"event": eventNumber(i), "step": ev.Step, "time_ns": ev.Time}
 		if ev.Loc.File != "" {
 			args["at"] = fmt.Sprintf("%s:%d", filepath.Base(ev.Loc.File), ev.Loc.Line)
 			args["func"] = ev.Loc.Func
@@ -150,12 +234,12 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 		switch ev.Kind {
 		case trace.KindObject:
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
-			continue
+			return err == nil
 		case trace.KindSwitch:
 			seen[int32(ev.Arg)] = true
 			start(int32(ev.Arg), ts)
 			if !preempt {
-				continue
+				return err == nil
 			}
 			// A preemption is worth a mark on the preempted goroutine's
 			// track: in a bug that needs one, it is the bug.
@@ -166,27 +250,34 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 				start(1, ts) // the body starts running
 			}
 		case trace.KindWake:
-			flowID++
-			id := flowID
-			out = append(out, traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: micros(ts), Pid: 1, Tid: ev.G, ID: &id})
-			pendingFlow[int32(ev.Arg)] = append(pendingFlow[int32(ev.Arg)], id)
-			unblock(int32(ev.Arg), ts)
+			woken := int32(ev.Arg)
+			if len(pendingFlow[woken]) < maxPendingFlows {
+				flowID++
+				id := flowID
+				put(traceEvent{Name: "wake", Cat: "flow", Ph: "s", Ts: micros(ts), Pid: 1, Tid: ev.G, ID: &id})
+				pendingFlow[woken] = append(pendingFlow[woken], id)
+			}
+			unblock(woken, ts)
 		case trace.KindExit:
 			if ev.G == cur {
 				stop(ts)
 			}
 		case trace.KindBlock:
 			if ev.G == cur {
-				stop(ts + 1) // the block is its last event until it runs again
+				stop(addSat(ts, 1)) // the block is its last event until it runs again
 			}
-			blocked[ev.G] = blockedSince{ts + 1, strings.TrimPrefix(name, "block in ")}
+			blocked[ev.G] = blockedSince{addSat(ts, 1), strings.TrimPrefix(name, "block in ")}
 		}
 		if unfiredFault(&ev) {
-			continue // a draw that changed nothing, at every fault point; its args would say only that
+			return err == nil // a draw that changed nothing, at every fault point; its args would say only that
 		}
-		out = append(out, traceEvent{Name: name, Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: micros(ts), Pid: 1, Tid: ev.G, Args: args})
+		put(traceEvent{Name: name, Cat: ev.Kind.String(), Ph: "i", S: "t", Ts: micros(ts), Pid: 1, Tid: ev.G, Args: args})
+		return err == nil
+	})
+	if progress != nil && n > 0 {
+		progress(n)
 	}
-	end := ts + 1
+	end := addSat(ts, 1)
 	stop(end)
 	stuck := make([]int32, 0, len(blocked))
 	for g := range blocked {
@@ -195,29 +286,31 @@ func writePerfetto(w io.Writer, h *trace.Header, evs []trace.Event, o *trace.Out
 	slices.Sort(stuck)
 	for _, g := range stuck { // blocked at the end
 		b := blocked[g]
-		slice("blocked in "+b.what+" (never woken)", "blocked", g, b.ts, max(end, b.ts+1))
+		slice("blocked in "+b.what+" (never woken)", "blocked", g, b.ts, max(end, addSat(b.ts, 1)))
 	}
 	// Names for the process and the goroutines' tracks.
-	name := "dst: " + h.Test
-	if o != nil {
+	name := "dst: " + r.Header.Test
+	if o := r.Outcome; o != nil {
 		name += " (" + o.Kind + ")"
 	}
-	out = append(out, traceEvent{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": name}})
+	put(traceEvent{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": name}})
 	gs := make([]int32, 0, len(seen))
 	for g := range seen {
 		gs = append(gs, g)
 	}
-	sort.Slice(gs, func(i, j int) bool { return gs[i] < gs[j] })
+	slices.Sort(gs)
 	for _, g := range gs {
 		n := fmt.Sprintf("goroutine %d", g)
 		if g == 0 {
 			n = "scheduler (timers)"
 		}
-		out = append(out, traceEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: g, Args: map[string]any{"name": n}})
+		put(traceEvent{Name: "thread_name", Ph: "M", Pid: 1, Tid: g, Args: map[string]any{"name": n}})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Ts < out[j].Ts })
-	enc := json.NewEncoder(w)
-	return enc.Encode(map[string]any{"traceEvents": out, "displayTimeUnit": "ns"})
+	if err != nil {
+		return readErr, err
+	}
+	bw.WriteString("\n]}\n")
+	return readErr, bw.Flush()
 }
 
 func eventName(ev *trace.Event, labels map[int32]string) string {
@@ -235,4 +328,37 @@ func eventName(ev *trace.Event, labels map[int32]string) string {
 		return ev.Kind.String() + ": " + ev.Text
 	}
 	return ev.Kind.String()
+}
+
+// progress reports on stderr how far a long read has come: nothing for its
+// first second, then a line at most every second, so that a trace of
+// millions of events does not look like a hang.
+type progress struct {
+	e           *env
+	cmd         string
+	total       int64
+	start, last time.Time
+	shown       bool
+}
+
+func newProgress(e *env, cmd string, total int64) *progress {
+	now := time.Now()
+	return &progress{e: e, cmd: cmd, total: total, start: now, last: now}
+}
+
+// at says that n events of the total are read.
+func (p *progress) at(n int64) {
+	now := time.Now()
+	if now.Sub(p.last) < time.Second || p.total <= 0 {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.e.stderr, "dstreplay %s: %d of %d events (%d%%)\n", p.cmd, n, p.total, n*100/p.total)
+}
+
+// done ends the report, saying how long the read took, when it showed any.
+func (p *progress) done() {
+	if p.shown {
+		fmt.Fprintf(p.e.stderr, "dstreplay %s: done in %.1fs\n", p.cmd, time.Since(p.start).Seconds())
+	}
 }
