@@ -2,10 +2,13 @@ package trace_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -136,4 +139,46 @@ func TestFrameSizeMismatch(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ReadAll does not trust the event count the frames' headers claim: a
+// file of frames of a few bytes that each claim 4096 events, and whose
+// first fails to decode, allocates about nothing. Regression (issue 26): it made room for
+// every claimed event first, about 130 bytes each.
+func TestReadAllClaimedEvents(t *testing.T) {
+	const frames = 500
+	data := withFrame(t, 1, 1, zstdRLE(1, 1, 1)) // a template for the header, the outcome
+	l := parseLayout(t, data)
+	out := bytes.Clone(data[:l.body])
+	frame := func(first int64) []byte {
+		// 4096 events claimed in 4096 bytes, from a 10-byte zstd frame
+		// (4096 repetitions of a byte that is no event's kind).
+		comp := zstdRLE(-1, 1, trace.FrameEvents)
+		f := []byte{'F'}
+		f = binary.AppendUvarint(f, uint64(first))
+		f = binary.AppendUvarint(f, trace.FrameEvents)
+		f = binary.AppendUvarint(f, 0)
+		f = binary.AppendVarint(f, 0)
+		f = binary.AppendUvarint(f, trace.FrameEvents)
+		f = binary.AppendUvarint(f, uint64(len(comp)))
+		f = append(f, comp...)
+		return binary.LittleEndian.AppendUint32(f, crc32.ChecksumIEEE(f))
+	}
+	for i := range int64(frames) {
+		out = append(out, frame(i*trace.FrameEvents)...)
+	}
+	r := open(t, out) // no outcome, no index: read as cut short
+	if r.Len() != frames*trace.FrameEvents {
+		t.Fatalf("Len %d", r.Len())
+	}
+	var err error
+	n := allocated(func() { _, err = r.ReadAll() })
+	if err == nil {
+		t.Fatal("ReadAll succeeded")
+	}
+	claimed := uint64(r.Len()) * uint64(unsafe.Sizeof(trace.Event{}))
+	if n > claimed/10 {
+		t.Errorf("ReadAll allocated %d bytes for a file of %d bytes claiming %d events (%d bytes of them)", n, len(out), r.Len(), claimed)
+	}
+	t.Logf("%v: %d bytes allocated", err, n)
 }

@@ -155,9 +155,13 @@ func (o *Outcome) End() string {
 	return o.Kind + ": " + o.Message
 }
 
-// ReadAll returns every event of r.
+// ReadAll returns every event of r, all in memory: a command that can
+// should read with All or Event instead. The events are counted by the
+// frames' headers before any is decoded, and a frame of a few bytes may
+// say it holds thousands (zstd makes little of a long repetition): the
+// slice grows as they are decoded, from room for a few frames' worth.
 func (r *Reader) ReadAll() ([]Event, error) {
-	evs := make([]Event, 0, r.Len())
+	evs := make([]Event, 0, min(r.Len(), 16*FrameEvents))
 	var err error
 	r.All(func(_ int64, e Event, e2 error) bool {
 		if e2 != nil {
