@@ -143,8 +143,8 @@ func TestFrameSizeMismatch(t *testing.T) {
 
 // ReadAll does not trust the event count the frames' headers claim: a
 // file of frames of a few bytes that each claim 4096 events, and whose
-// first fails to decode, allocates about nothing. Regression (issue 26): it made room for
-// every claimed event first, about 130 bytes each.
+// first fails to decode, allocates about nothing. Regression (issue 26):
+// it made room for every claimed event first, about 130 bytes each.
 func TestReadAllClaimedEvents(t *testing.T) {
 	const frames = 500
 	data := withFrame(t, 1, 1, zstdRLE(1, 1, 1)) // a template for the header, the outcome
