@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +17,7 @@ import (
 func open(e *env, cmd, path string) (*trace.Reader, bool) {
 	r, err := trace.OpenFile(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		fmt.Fprintf(e.stderr, "dstreplay %s: %s\n", cmd, termSafe(err.Error()))
 		return nil, false
 	}
 	return r, true
@@ -29,11 +28,19 @@ func truncated(e *env, cmd string, r *trace.Reader) int {
 	if r.Truncated == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, r.Truncated)
+	fmt.Fprintf(e.stderr, "dstreplay %s: %s\n", cmd, termSafe(r.Truncated.Error()))
 	return ExitFailure
 }
 
+// termSafeEnv is e with what is written to its stdout and stderr escaped
+// (termSafeWriter): the commands that print a trace's strings write
+// through it, whatever each of their formats escapes itself.
+func termSafeEnv(e *env) *env {
+	return &env{stdout: newTermSafeWriter(e.stdout), stderr: newTermSafeWriter(e.stderr)}
+}
+
 func runShow(e *env, args []string) int {
+	e = termSafeEnv(e)
 	c := lookup("show")
 	fs := c.flags(e)
 	gs := fs.String("g", "", "only these goroutines (comma-separated ids)")
@@ -71,7 +78,7 @@ func runShow(e *env, args []string) int {
 	if *from > 0 {
 		i, err := r.SeekStep(*from)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "dstreplay show: %v\n", err)
+			fmt.Fprintf(e.stderr, "dstreplay show: %s\n", termSafe(err.Error()))
 			return ExitFailure
 		}
 		start = i
@@ -83,7 +90,7 @@ func runShow(e *env, args []string) int {
 	for i := start; i < r.Len(); i++ {
 		ev, err := r.Event(i)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "dstreplay show: %v\n", err)
+			fmt.Fprintf(e.stderr, "dstreplay show: %s\n", termSafe(err.Error()))
 			return ExitFailure
 		}
 		if ev.Kind == trace.KindObject {
@@ -113,9 +120,9 @@ func runShow(e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "# %d fault points that did not fire are hidden (-faults shows them)\n", hidden)
 	}
 	if o := r.Outcome; o != nil {
-		fmt.Fprintf(e.stdout, "# outcome: %s\n", o.Kind)
+		fmt.Fprintf(e.stdout, "# outcome: %s\n", termSafe(o.Kind))
 		if o.Message != "" {
-			fmt.Fprintf(e.stdout, "# %s\n", o.Message)
+			fmt.Fprintf(e.stdout, "# %s\n", termSafe(o.Message))
 		}
 	}
 	return truncated(e, "show", r)
@@ -170,6 +177,8 @@ func scheduleOf(h *trace.Header) string {
 	return fmt.Sprintf("%s, seed %#x", h.Strategy, h.Seed)
 }
 
+// headerLines is the header as show prints it, a line per field, each
+// with its control characters escaped (termSafe).
 func headerLines(h *trace.Header) []string {
 	lines := []string{"test: " + h.Test}
 	if h.Package != "" {
@@ -184,6 +193,9 @@ func headerLines(h *trace.Header) []string {
 		if !schedule.IsEntropyOption(o) { // the schedule line says it
 			lines = append(lines, "option: "+o)
 		}
+	}
+	for i, l := range lines {
+		lines[i] = termSafe(l)
 	}
 	return lines
 }
@@ -200,7 +212,48 @@ type wait struct {
 // failure has a few, an unshrunk one may have thousands.
 const maxListedPreemptions = 20
 
+// maxListedWaits is how many of the longest waits the summary lists.
+const maxListedWaits = 5
+
+// longestWaits keeps the n longest waits offered to it, in order: longer
+// first, then by goroutine, then in the order offered. It holds n waits,
+// however many are offered.
+type longestWaits struct {
+	n     int
+	waits []wait
+}
+
+// before reports whether a is listed before b.
+func (a wait) before(b wait) bool {
+	if a.to-a.from != b.to-b.from {
+		return a.to-a.from > b.to-b.from
+	}
+	return a.g < b.g
+}
+
+func (l *longestWaits) add(w wait) {
+	// After every wait it does not come before: a tie keeps the order
+	// offered, as a stable sort would.
+	i := len(l.waits)
+	for i > 0 && w.before(l.waits[i-1]) {
+		i--
+	}
+	if i >= l.n {
+		return
+	}
+	l.waits = slices.Insert(l.waits, i, w)
+	if len(l.waits) > l.n {
+		l.waits = l.waits[:l.n]
+	}
+}
+
+// runSummary is dstreplay summary. It reads the events once, keeping
+// counts, the first maxListedPreemptions preemptions and the
+// maxListedWaits longest waits, and state by goroutine and by object (who
+// is blocked, objects' names), never the events: its memory does not grow
+// with the trace's length.
 func runSummary(e *env, args []string) int {
+	e = termSafeEnv(e)
 	c := lookup("summary")
 	fs := c.flags(e)
 	code := ExitOK
@@ -215,10 +268,11 @@ func runSummary(e *env, args []string) int {
 	perG, perOp := map[int32]int{}, map[string]int{}
 	labels := map[int32]string{}
 	blocked := map[int32]wait{}
-	var waits []wait
+	waits := longestWaits{n: maxListedWaits}
 	switches := 0
 	var preempts replay.Preemptions
-	var preemptions []string
+	var preemptions []string // the first maxListedPreemptions
+	nPreemptions := 0
 	var lastStep, lastTime int64
 	var readErr error
 	r.All(func(i int64, ev trace.Event, err error) bool {
@@ -228,7 +282,10 @@ func runSummary(e *env, args []string) int {
 		}
 		lastStep, lastTime = ev.Step, ev.Time
 		if p, before := preempts.Next(&ev); p {
-			preemptions = append(preemptions, preemptionText(i, &ev, before, labels))
+			if nPreemptions < maxListedPreemptions {
+				preemptions = append(preemptions, preemptionText(i, &ev, before, labels))
+			}
+			nPreemptions++
 		}
 		perG[ev.G]++
 		switch ev.Kind {
@@ -245,7 +302,7 @@ func runSummary(e *env, args []string) int {
 		case trace.KindWake:
 			if w, ok := blocked[int32(ev.Arg)]; ok {
 				w.to, w.end = ev.Step, ev.Time
-				waits = append(waits, w)
+				waits.add(w)
 				delete(blocked, int32(ev.Arg))
 			}
 		case trace.KindSwitch:
@@ -254,18 +311,18 @@ func runSummary(e *env, args []string) int {
 		return true
 	})
 	h := &r.Header
-	fmt.Fprintf(e.stdout, "%s (%s)\n", h.Test, scheduleOf(h))
+	fmt.Fprintf(e.stdout, "%s (%s)\n", termSafe(h.Test), termSafe(scheduleOf(h)))
 	if o := r.Outcome; o != nil {
-		fmt.Fprintf(e.stdout, "outcome: %s\n", outcomeText(o))
+		fmt.Fprintf(e.stdout, "outcome: %s\n", termSafe(outcomeText(o)))
 	} else {
 		fmt.Fprintf(e.stdout, "outcome: unknown (the trace was cut short)\n")
 	}
 	fmt.Fprintf(e.stdout, "events: %d over %d steps and %v of virtual time\n", r.Len(), lastStep, time.Duration(lastTime))
-	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, len(preemptions))
-	for _, p := range preemptions[:min(len(preemptions), maxListedPreemptions)] {
+	fmt.Fprintf(e.stdout, "switches: %d, of which preemptions: %d\n", switches, nPreemptions)
+	for _, p := range preemptions {
 		fmt.Fprintf(e.stdout, "  %s\n", p)
 	}
-	if n := len(preemptions) - maxListedPreemptions; n > 0 {
+	if n := nPreemptions - len(preemptions); n > 0 {
 		fmt.Fprintf(e.stdout, "  … and %d more (dstreplay show -op %s lists them all)\n", n, preemptWord)
 	}
 	fmt.Fprintf(e.stdout, "\nevents per goroutine:\n")
@@ -278,31 +335,30 @@ func runSummary(e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "\noperations:\n")
 	for _, op := range sortedKeys(perOp) {
-		fmt.Fprintf(e.stdout, "  %-10s %d\n", op, perOp[op])
+		fmt.Fprintf(e.stdout, "  %-10s %d\n", termSafe(op), perOp[op])
 	}
-	for _, w := range blocked { // still blocked at the end; sorted below
+	stillBlocked := make([]int32, 0, len(blocked))
+	for g := range blocked {
+		stillBlocked = append(stillBlocked, g)
+	}
+	slices.Sort(stillBlocked)
+	for _, g := range stillBlocked { // still blocked at the end
+		w := blocked[g]
 		w.to, w.end = lastStep, lastTime
 		w.what += " (never woken)"
-		waits = append(waits, w)
+		waits.add(w)
 	}
-	sort.SliceStable(waits, func(i, j int) bool {
-		a, b := waits[i], waits[j]
-		if a.to-a.from != b.to-b.from {
-			return a.to-a.from > b.to-b.from
-		}
-		return a.g < b.g
-	})
-	if len(waits) > 0 {
+	if len(waits.waits) > 0 {
 		fmt.Fprintf(e.stdout, "\nlongest waits:\n")
-		for _, w := range waits[:min(len(waits), 5)] {
-			fmt.Fprintf(e.stdout, "  g%d in %s: steps %d to %d (%d steps, %v)\n", w.g, w.what, w.from, w.to, w.to-w.from, time.Duration(w.end-w.start))
+		for _, w := range waits.waits {
+			fmt.Fprintf(e.stdout, "  g%d in %s: steps %d to %d (%d steps, %v)\n", w.g, termSafe(w.what), w.from, w.to, w.to-w.from, time.Duration(w.end-w.start))
 		}
 	}
 	if o := r.Outcome; o != nil && o.Report != "" {
-		fmt.Fprintf(e.stdout, "\nfailure:\n%s\n", indent(o.Report))
+		fmt.Fprintf(e.stdout, "\nfailure:\n%s\n", indent(termSafeText(o.Report)))
 	}
 	if readErr != nil {
-		fmt.Fprintf(e.stderr, "dstreplay summary: %v\n", readErr)
+		fmt.Fprintf(e.stderr, "dstreplay summary: %s\n", termSafe(readErr.Error()))
 		return ExitFailure
 	}
 	return truncated(e, "summary", r)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -36,8 +35,13 @@ var timelineTmpl = template.Must(template.New("timeline.html").Parse(timelineHTM
 const (
 	sourceContext  = 3         // lines embedded either side of a referenced line
 	maxSourceBytes = 256 << 10 // total source text embedded
-	maxSourceFile  = 4 << 20   // larger files are not read
 )
+
+// defaultPageEvents is how many events a page holds unless -events says
+// otherwise: the last ones, where a run fails. Memory and the page's size
+// grow with the events it holds (about 50 bytes each in the page), not
+// with the trace's length.
+const defaultPageEvents = 100_000
 
 // runHTML is dstreplay html: it writes the page, prints its path, and exits
 // with 0 when it wrote one. A trace cut short or damaged still makes a
@@ -49,6 +53,7 @@ func runHTML(e *env, args []string) int {
 	c := lookup("html")
 	fs := c.flags(e)
 	out := fs.String("o", "", "write to this file (default: the trace's path with the extension .html)")
+	maxEvents := fs.Int64("events", defaultPageEvents, "hold at most this many events, the last ones, in the page (0: every event)")
 	code := ExitOK
 	if !c.parse(fs, args, 1, &code) {
 		return code
@@ -58,8 +63,12 @@ func runHTML(e *env, args []string) int {
 	if dst == "" {
 		dst = htmlPath(in)
 	}
+	if *maxEvents < 0 {
+		fmt.Fprintf(e.stderr, "dstreplay html: -events %d: want a number of events, or 0 for every event\n", *maxEvents)
+		return ExitUsage
+	}
 	if filepath.Clean(dst) == filepath.Clean(in) {
-		fmt.Fprintf(e.stderr, "dstreplay html: the output %s would overwrite the trace: choose another with -o\n", dst)
+		fmt.Fprintf(e.stderr, "dstreplay html: the output %s would overwrite the trace: choose another with -o\n", termSafe(dst))
 		return ExitUsage
 	}
 	r, ok := open(e, "html", in)
@@ -67,18 +76,18 @@ func runHTML(e *env, args []string) int {
 		return ExitUsage
 	}
 	defer r.Close()
-	tl, readErr := buildTimeline(r)
+	tl, readErr := buildTimeline(r, newSourceReader(in), *maxEvents)
 	if err := atomicfile.Write(dst, false, func(w io.Writer) error { return writeTimelinePage(w, tl) }); err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay html: %v\n", err)
+		fmt.Fprintf(e.stderr, "dstreplay html: %s\n", termSafe(err.Error()))
 		return ExitUsage
 	}
-	fmt.Fprintln(e.stdout, dst)
+	fmt.Fprintln(e.stdout, termSafe(dst)) // a trace's name may come with it
 	if readErr == nil {
 		readErr = r.Truncated
 	}
 	if readErr != nil {
 		// What can be read is worth a page, which says where it stops.
-		fmt.Fprintf(e.stderr, "dstreplay html: %s: %v (the page shows the %d events before it, and says so)\n", in, readErr, tl.N)
+		fmt.Fprintf(e.stderr, "dstreplay html: %s: %s (the page shows the %d events before it, and says so)\n", termSafe(in), termSafe(readErr.Error()), tl.First+tl.N)
 	}
 	return ExitOK
 }
@@ -93,10 +102,16 @@ func htmlPath(path string) string {
 // entry per event, and what is derived from them (lanes, wakes, the
 // failure). It is the page's inline JSON.
 type timeline struct {
-	Title   string          `json:"title"`
-	Header  []headerItem    `json:"header"`
-	Outcome *trace.Outcome  `json:"outcome"` // nil when the trace was cut short
-	Notice  string          `json:"notice,omitempty"`
+	Title   string         `json:"title"`
+	Header  []headerItem   `json:"header"`
+	Outcome *trace.Outcome `json:"outcome"` // nil when the trace was cut short
+	Notice  string         `json:"notice,omitempty"`
+	// The page holds events First to First+N-1 of the trace (its last
+	// ones, when it has more than -events); Omitted says so. Every index
+	// below (lanes, wakes, failure, preemptions) is into the page's
+	// events: event First+i of the trace is the page's i.
+	First   int64           `json:"first"`
+	Omitted string          `json:"omitted,omitempty"`
 	N       int64           `json:"n"`
 	Ev      timelineColumns `json:"ev"`
 	Kinds   []string        `json:"kinds"` // names of the kinds, by number
@@ -108,9 +123,11 @@ type timeline struct {
 	// Locs are the distinct source locations.
 	Locs []timelineLoc `json:"locs"`
 	// Src holds, by file, the lines around the referenced ones (from the
-	// file on disk when the page was made); SrcNote says what was left out.
+	// file on disk when the page was made); SrcNote says what was left out,
+	// and SrcWhy, by file, why a file's source is not available.
 	Src     map[string]map[int]string `json:"src"`
 	SrcNote string                    `json:"srcNote,omitempty"`
+	SrcWhy  map[string]string         `json:"srcWhy"`
 	Lanes   []*timelineLane           `json:"lanes"`
 	// Wakes are triples: the wake event, the woken goroutine, and the event
 	// where it next starts running (-1: it never does).
@@ -152,7 +169,7 @@ type timelineLane struct {
 	Name   string `json:"name"`
 	End    string `json:"end,omitempty"` // its state at the end: "blocked in Mutex#2.Lock", "exited"
 	Failed bool   `json:"failed,omitempty"`
-	Events int64  `json:"events"`
+	Events int64  `json:"events"` // on the page
 	// Runs and Blocked are pairs of event indices [from, to): while the
 	// goroutine runs, and while it is blocked (to the wake, or to the end).
 	Runs    []int64 `json:"runs"`
@@ -163,22 +180,34 @@ type timelineLane struct {
 	blockedAt int64 // its block event, -1 when not blocked
 	blockedIn string
 	exited    bool
+	shown     bool // on the page: it has events there, or is named by them
 }
 
-// buildTimeline reads r's events once, into columns, and derives the lanes
-// from them much as the Perfetto export does: a goroutine runs from the
-// switch to it until it blocks, the switch away from it or its exit, and a
-// wake links the waker to the woken goroutine's next start. A read error stops the
-// reading: the timeline then has the events before it, and the error is
-// returned too.
-func buildTimeline(r *trace.Reader) (*timeline, error) {
+// buildTimeline reads r's events once and derives the lanes from them much
+// as the Perfetto export does: a goroutine runs from the switch to it until
+// it blocks, the switch away from it or its exit, and a wake links the
+// waker to the woken goroutine's next start. The page holds the last
+// maxEvents events (0: all) as columns; the events before them are read
+// for the state they leave (object names, who runs, who is blocked) and
+// not kept, so memory grows with maxEvents and the goroutines and objects,
+// not with the trace. A read error stops the reading: the timeline then
+// has the events before it, and the error is returned too. Source comes
+// through src.
+func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64) (*timeline, error) {
 	tl := &timeline{Title: r.Header.Test, Header: htmlHeader(&r.Header), Outcome: r.Outcome, Select: -1, Wakes: []int64{}, Preempt: []int64{},
-		Times: map[int64]string{}, Strs: []string{}, Locs: []timelineLoc{}, Src: map[string]map[int]string{}}
+		Times: map[int64]string{}, Strs: []string{}, Locs: []timelineLoc{}, Src: map[string]map[int]string{}, SrcWhy: map[string]string{}}
 	// The kinds in order, up to the first that the trace package does not
 	// name.
 	for k := trace.Kind(0); k < 255 && !strings.HasPrefix(k.String(), "kind("); k++ {
 		tl.Kinds = append(tl.Kinds, k.String())
 	}
+	total := r.Len()
+	first := int64(0) // the first event on the page
+	if maxEvents > 0 && total > maxEvents {
+		first = total - maxEvents
+	}
+	tl.First = first
+	onPage := false // the event being read is on the page
 	lanes := map[int32]*timelineLane{}
 	lane := func(g int32) *timelineLane {
 		l := lanes[g]
@@ -189,7 +218,17 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 			}
 			lanes[g] = l
 		}
+		l.shown = l.shown || onPage
 		return l
+	}
+	// pair appends the span [from, to) of trace indices to spans as page
+	// indices: cut at the page's start, left out when it ends before it.
+	pair := func(l *timelineLane, spans *[]int64, from, to int64) {
+		if to <= first {
+			return
+		}
+		*spans = append(*spans, max(from, first)-first, to-first)
+		l.shown = true
 	}
 	strs := map[string]int32{}
 	locs := map[trace.Location]int32{}
@@ -201,72 +240,49 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		l := lane(g)
 		l.running, l.since = true, i
 		for _, w := range pending[g] {
-			tl.Wakes[w+2] = i
+			tl.Wakes[w+2] = i - first
 		}
 		delete(pending, g)
 	}
 	stop := func(l *timelineLane, i int64) {
 		if l.running {
-			l.Runs = append(l.Runs, l.since, i)
+			pair(l, &l.Runs, l.since, i)
 			l.running = false
 		}
 	}
 	unblock := func(l *timelineLane, i int64) {
 		if l.blockedAt >= 0 {
-			l.Blocked = append(l.Blocked, l.blockedAt, i)
+			pair(l, &l.Blocked, l.blockedAt, i)
 			l.blockedAt = -1
 		}
 	}
 	var readErr error
-	n := r.Len() // the columns' exact size, so appending never overshoots
+	n := total - first // the columns' exact size, so appending never overshoots
 	cols := &tl.Ev
 	*cols = timelineColumns{Kind: make([]int8, 0, n), Step: make([]int64, 0, n), G: make([]int32, 0, n),
 		Time: make([]int64, 0, n), Arg: make([]int64, 0, n), Text: make([]int32, 0, n), Loc: make([]int32, 0, n)}
+	read := int64(0) // events read
 	r.All(func(i int64, ev trace.Event, err error) bool {
 		if err != nil {
 			readErr = err
 			return false
 		}
+		onPage = i >= first
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 		}
 		preempt, _ := preempts.Next(&ev)
-		if preempt {
-			tl.Preempt = append(tl.Preempt, i)
-		}
-		if unfiredFault(&ev) {
-			tl.Unfired++
-		}
-		// The line is "step gN time rest": rest repeats, and so do times.
-		line := strings.TrimPrefix(eventLine(&ev, labels, preempt), fmt.Sprintf("%d g%d ", ev.Step, ev.G))
-		ts, rest, _ := strings.Cut(line, " ")
-		if _, ok := tl.Times[ev.Time]; !ok {
-			tl.Times[ev.Time] = ts
-		}
-		x, ok := strs[rest]
-		if !ok {
-			x = int32(len(tl.Strs))
-			strs[rest] = x
-			tl.Strs = append(tl.Strs, rest)
-		}
-		li := int32(-1)
-		if ev.Loc.File != "" {
-			if li, ok = locs[ev.Loc]; !ok {
-				li = int32(len(tl.Locs))
-				locs[ev.Loc] = li
-				tl.Locs = append(tl.Locs, timelineLoc{ev.Loc.Func, ev.Loc.File, ev.Loc.Line})
+		if onPage {
+			tl.addEvent(&ev, labels, preempt, strs, locs)
+			if preempt {
+				tl.Preempt = append(tl.Preempt, i-first)
 			}
 		}
-		cols.Kind = append(cols.Kind, int8(ev.Kind))
-		cols.Step = append(cols.Step, ev.Step)
-		cols.G = append(cols.G, ev.G)
-		cols.Time = append(cols.Time, ev.Time)
-		cols.Arg = append(cols.Arg, ev.Arg)
-		cols.Text = append(cols.Text, x)
-		cols.Loc = append(cols.Loc, li)
 
 		l := lane(ev.G)
-		l.Events++
+		if onPage {
+			l.Events++
+		}
 		if ev.Kind != trace.KindSwitch && ev.Kind != trace.KindBlock && ev.Kind != trace.KindObject {
 			// It is doing something, so no longer blocked (even if no wake
 			// said so), and running, even if the scheduler did not switch
@@ -288,8 +304,10 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		case trace.KindWake:
 			woken := lane(int32(ev.Arg))
 			unblock(woken, i)
-			pending[woken.G] = append(pending[woken.G], len(tl.Wakes))
-			tl.Wakes = append(tl.Wakes, i, ev.Arg, -1)
+			if onPage {
+				pending[woken.G] = append(pending[woken.G], len(tl.Wakes))
+				tl.Wakes = append(tl.Wakes, i-first, ev.Arg, -1)
+			}
 		case trace.KindBlock:
 			// A blocked goroutine does not run, though the switch away
 			// from it may come later (after the clock moves, say).
@@ -302,9 +320,10 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		case trace.KindPanic:
 			lastPanic = i
 		}
-		tl.N = i + 1
+		read = i + 1
 		return true
 	})
+	tl.N = max(read-first, 0)
 
 	tl.Lanes = []*timelineLane{}
 	gs := make([]int32, 0, len(lanes))
@@ -312,17 +331,21 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		gs = append(gs, g)
 	}
 	sort.Slice(gs, func(i, j int) bool { return gs[i] < gs[j] })
-	var stuck []int64 // the block events of the goroutines blocked at the end
+	var stuck []stuckAt // the goroutines blocked at the end
 	for _, g := range gs {
 		l := lanes[g]
-		stop(l, tl.N)
+		stop(l, read)
 		switch {
 		case l.blockedAt >= 0:
 			l.End = "blocked in " + l.blockedIn
-			stuck = append(stuck, l.blockedAt)
-			l.Blocked = append(l.Blocked, l.blockedAt, tl.N)
+			stuck = append(stuck, stuckAt{g, l.blockedAt - first})
+			pair(l, &l.Blocked, l.blockedAt, read)
+			l.shown = true
 		case l.exited:
 			l.End = "exited"
+		}
+		if !l.shown {
+			continue // nothing of it on the page
 		}
 		if l.Runs == nil {
 			l.Runs = []int64{}
@@ -332,21 +355,73 @@ func buildTimeline(r *trace.Reader) (*timeline, error) {
 		}
 		tl.Lanes = append(tl.Lanes, l)
 	}
+	if lastPanic >= first {
+		lastPanic -= first
+	} else {
+		lastPanic = -1
+	}
 	tl.markFailure(stuck, lastPanic)
-	tl.embedSource()
+	tl.embedSource(src)
+	if first > 0 && tl.N > 0 {
+		tl.Omitted = fmt.Sprintf("The trace has %d events: this page holds the last %d (events %d to %d); the %d before them are omitted (dstreplay show lists every event; html -events sets how many the page holds).",
+			read, tl.N, eventNumber(first), eventNumber(read-1), first)
+	}
 	switch {
 	case readErr != nil:
-		tl.Notice = fmt.Sprintf("The trace is damaged: %v. Shown: the %d events before the damage.", readErr, tl.N)
+		tl.Notice = fmt.Sprintf("The trace is damaged: %v. Shown: the %d events before the damage.", readErr, read)
 	case r.Truncated != nil:
-		tl.Notice = fmt.Sprintf("The trace was cut short: %v. Shown: its %d complete events.", r.Truncated, tl.N)
+		tl.Notice = fmt.Sprintf("The trace was cut short: %v. Shown: its %d complete events.", r.Truncated, read)
 	}
 	return tl, readErr
 }
 
+// addEvent adds ev to the page's events.
+func (tl *timeline) addEvent(ev *trace.Event, labels map[int32]string, preempt bool, strs map[string]int32, locs map[trace.Location]int32) {
+	if unfiredFault(ev) {
+		tl.Unfired++
+	}
+	// The line is "step gN time rest": rest repeats, and so do times.
+	line := strings.TrimPrefix(eventLine(ev, labels, preempt), fmt.Sprintf("%d g%d ", ev.Step, ev.G))
+	ts, rest, _ := strings.Cut(line, " ")
+	if _, ok := tl.Times[ev.Time]; !ok {
+		tl.Times[ev.Time] = ts
+	}
+	x, ok := strs[rest]
+	if !ok {
+		x = int32(len(tl.Strs))
+		strs[rest] = x
+		tl.Strs = append(tl.Strs, rest)
+	}
+	li := int32(-1)
+	if ev.Loc.File != "" {
+		if li, ok = locs[ev.Loc]; !ok {
+			li = int32(len(tl.Locs))
+			locs[ev.Loc] = li
+			tl.Locs = append(tl.Locs, timelineLoc{ev.Loc.Func, ev.Loc.File, ev.Loc.Line})
+		}
+	}
+	cols := &tl.Ev
+	cols.Kind = append(cols.Kind, int8(ev.Kind))
+	cols.Step = append(cols.Step, ev.Step)
+	cols.G = append(cols.G, ev.G)
+	cols.Time = append(cols.Time, ev.Time)
+	cols.Arg = append(cols.Arg, ev.Arg)
+	cols.Text = append(cols.Text, x)
+	cols.Loc = append(cols.Loc, li)
+}
+
+// stuckAt is a goroutine blocked at the end, and its block event on the
+// page (negative: before the page).
+type stuckAt struct {
+	g  int32
+	at int64
+}
+
 // markFailure chooses the events that show how the run failed: the block
 // events of the goroutines blocked forever (a deadlock or a leak), the
-// panic, or else the last event.
-func (tl *timeline) markFailure(stuck []int64, lastPanic int64) {
+// panic, or else the last event; lastPanic is the last panic on the page
+// (-1: none).
+func (tl *timeline) markFailure(stuck []stuckAt, lastPanic int64) {
 	o := tl.Outcome
 	tl.Fail = []int64{}
 	if o == nil || o.Kind == "pass" || tl.N == 0 {
@@ -356,9 +431,18 @@ func (tl *timeline) markFailure(stuck []int64, lastPanic int64) {
 		return
 	}
 	tl.failed = true
+	failedG := map[int32]bool{}
 	switch {
 	case (o.Kind == "deadlock" || o.Kind == "leak") && len(stuck) > 0:
-		tl.Fail = stuck
+		for _, s := range stuck {
+			failedG[s.g] = true
+			if s.at >= 0 {
+				tl.Fail = append(tl.Fail, s.at)
+			}
+		}
+		if len(tl.Fail) == 0 { // they blocked before the page's events
+			tl.Fail = []int64{tl.N - 1}
+		}
 	case o.Kind == "panic" && lastPanic >= 0:
 		tl.Fail = []int64{lastPanic}
 	default:
@@ -366,18 +450,18 @@ func (tl *timeline) markFailure(stuck []int64, lastPanic int64) {
 	}
 	sort.Slice(tl.Fail, func(i, j int) bool { return tl.Fail[i] < tl.Fail[j] })
 	tl.Select = tl.Fail[len(tl.Fail)-1]
+	for _, i := range tl.Fail {
+		failedG[tl.Ev.G[i]] = true
+	}
 	for _, l := range tl.Lanes {
-		for _, i := range tl.Fail {
-			if tl.Ev.G[i] == l.G {
-				l.Failed = true
-			}
-		}
+		l.Failed = failedG[l.G]
 	}
 }
 
 // embedSource copies into the page the lines around each referenced source
-// line, from the files as they are on disk now, within maxSourceBytes.
-func (tl *timeline) embedSource() {
+// line, as src reads them from the files on disk now, within
+// maxSourceBytes; for a file src does not read, the page says why.
+func (tl *timeline) embedSource(src *sourceReader) {
 	want := map[string][]int{}
 	for _, loc := range tl.Locs {
 		want[loc.File] = append(want[loc.File], loc.Line)
@@ -390,9 +474,10 @@ func (tl *timeline) embedSource() {
 	total := 0
 	var skipped []string
 	for _, file := range files {
-		lines, err := readLines(file)
+		lines, err := src.lines(file)
 		if err != nil {
-			continue // not on this machine: the page shows the location only
+			tl.SrcWhy[file] = sourceNotAvailable(err) // the page shows the location and this
+			continue
 		}
 		got := map[int]string{}
 		for _, at := range want[file] {
@@ -415,23 +500,6 @@ func (tl *timeline) embedSource() {
 	if len(skipped) > 0 {
 		tl.SrcNote = fmt.Sprintf("source embedded up to %d KiB: some lines of %s left out", maxSourceBytes>>10, strings.Join(dedup(skipped), ", "))
 	}
-}
-
-// readLines reads a source file's lines, refusing files too large to be
-// source.
-func readLines(file string) ([]string, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > maxSourceFile {
-		return nil, fmt.Errorf("%s: %d bytes, more than %d", file, st.Size(), maxSourceFile)
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"), nil
 }
 
 func dedup(s []string) []string {
@@ -457,6 +525,7 @@ type timelinePage struct {
 	Failed  bool
 	Stats   string
 	Notice  string
+	Omitted string // events left out of the page
 	Data    template.JS
 }
 
@@ -470,7 +539,7 @@ func writeTimelinePage(w io.Writer, tl *timeline) error {
 	if err := enc.Encode(tl); err != nil {
 		return fmt.Errorf("encoding the timeline: %w", err)
 	}
-	p := timelinePage{Title: tl.Title, Header: tl.Header, Failed: tl.failed, Notice: tl.Notice, Cut: tl.Notice != "", Data: template.JS(data.String())}
+	p := timelinePage{Title: tl.Title, Header: tl.Header, Failed: tl.failed, Notice: tl.Notice, Omitted: tl.Omitted, Cut: tl.Notice != "", Data: template.JS(data.String())}
 	switch o := tl.Outcome; {
 	case o == nil:
 		p.Outcome = "unknown: the trace was cut short before the run's end"
@@ -486,7 +555,7 @@ func writeTimelinePage(w io.Writer, tl *timeline) error {
 	}
 	if n := tl.N; n > 0 {
 		last := n - 1
-		p.Stats = fmt.Sprintf("%d events over %d steps and %v of virtual time", n, tl.Ev.Step[last], time.Duration(tl.Ev.Time[last]))
+		p.Stats = fmt.Sprintf("%d events over %d steps and %v of virtual time", tl.First+n, tl.Ev.Step[last], time.Duration(tl.Ev.Time[last]))
 	} else {
 		p.Stats = "no events"
 	}

@@ -21,13 +21,14 @@ func eventNumber(i int64) int64 { return i + 1 }
 const preemptWord = "preempt"
 
 // eventLine is e's text line (Event.Format), saying "preempt" for a switch
-// that is a preemption.
+// that is a preemption, with its control characters escaped (termSafe):
+// labels, messages and locations come from the trace.
 func eventLine(e *trace.Event, labels map[int32]string, preempt bool) string {
 	l := e.Format(labels)
 	if preempt && e.Kind == trace.KindSwitch {
 		l = strings.Replace(l, " "+trace.KindSwitch.String()+" ", " "+preemptWord+" ", 1)
 	}
-	return l
+	return termSafe(l)
 }
 
 // unfiredFault reports whether e is a fault point that did not fire: a
@@ -51,5 +52,5 @@ func preemptionText(i int64, e, before *trace.Event, labels map[int32]string) st
 	if before != nil && before.Loc.File != "" {
 		s += fmt.Sprintf(" at %s:%d", filepath.Base(before.Loc.File), before.Loc.Line)
 	}
-	return s + fmt.Sprintf("; g%d ran", e.Arg)
+	return termSafe(s + fmt.Sprintf("; g%d ran", e.Arg))
 }

@@ -47,18 +47,18 @@ func interactive(stdout io.Writer) bool {
 func runStepper(e *env, path string) int {
 	c, err := replay.Open(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay: %v\n", err)
+		fmt.Fprintf(e.stderr, "dstreplay: %s\n", termSafe(err.Error()))
 		return ExitUsage
 	}
 	defer c.Close()
 	m := newStepper(c, path)
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithOutput(e.stdout))
 	if _, err := p.Run(); err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay: %v\n", err)
+		fmt.Fprintf(e.stderr, "dstreplay: %s\n", termSafe(err.Error()))
 		return ExitFailure
 	}
 	if r := c.Reader(); r.Truncated != nil {
-		fmt.Fprintf(e.stderr, "dstreplay: %v\n", r.Truncated)
+		fmt.Fprintf(e.stderr, "dstreplay: %s\n", termSafe(r.Truncated.Error()))
 		return ExitFailure
 	}
 	return ExitOK
@@ -99,14 +99,14 @@ type stepper struct {
 	help      bool
 	report    int // the failure's report is shown from this line; -1: not shown
 
-	src map[string][]string // source files by path; nil entry: not on disk
+	src *sourceReader // the source files of the trace's locations
 
 	failLoc     *trace.Location // where the failure was reported (failureLoc)
 	failLocDone bool
 }
 
 func newStepper(c *replay.Cursor, path string) *stepper {
-	m := &stepper{c: c, path: path, w: 100, h: 40, src: map[string][]string{}, report: -1}
+	m := &stepper{c: c, path: path, w: 100, h: 40, src: newSourceReader(path), report: -1}
 	if c.Len() > 0 {
 		m.move(c.Goto(0))
 	}
@@ -118,9 +118,10 @@ func newStepper(c *replay.Cursor, path string) *stepper {
 
 func (m *stepper) Init() tea.Cmd { return nil }
 
-// say sets the status line.
+// say sets the status line (its control characters escaped: it may
+// quote the trace).
 func (m *stepper) say(bad bool, format string, args ...any) {
-	m.status, m.statusBad = fmt.Sprintf(format, args...), bad
+	m.status, m.statusBad = termSafe(fmt.Sprintf(format, args...)), bad
 }
 
 // move reports the outcome of a cursor move.

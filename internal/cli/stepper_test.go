@@ -326,12 +326,12 @@ func TestStepperBadInput(t *testing.T) {
 	if !strings.Contains(m.status, "cut short") {
 		t.Fatalf("f on a cut trace: %q", m.status)
 	}
-	// A trace whose source is not on disk shows the events and says where
-	// the source was.
+	// A trace whose source is not available (not on disk, and outside the
+	// module) shows the events and says where the source was.
 	m = stepperOn(t, synthTraceAt(t, "/nonexistent/src/worker.go"))
 	press(m, "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j", "j")
-	if view := plain(m.View()); !strings.Contains(view, "source not on disk: /nonexistent/src/worker.go") || !strings.Contains(view, "Lock Mutex#") {
-		t.Fatalf("source not on disk:\n%s", view)
+	if view := plain(m.View()); !strings.Contains(view, "source not available: ") || !strings.Contains(view, "/nonexistent/src/worker.go") || !strings.Contains(view, "Lock Mutex#") {
+		t.Fatalf("source not available:\n%s", view)
 	}
 }
 

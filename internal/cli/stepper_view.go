@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -92,14 +91,14 @@ func (m *stepper) View() string {
 func (m *stepper) headerLines() []string {
 	r := m.c.Reader()
 	h := &r.Header
-	top := styleTitle.Render(h.Test) + styleDim.Render("  "+scheduleOf(h)+"  ")
+	top := styleTitle.Render(termSafe(h.Test)) + styleDim.Render("  "+termSafe(scheduleOf(h))+"  ")
 	switch o := r.Outcome; {
 	case o == nil:
 		top += styleBad.Render("cut short: no outcome")
 	case o.Kind == "pass":
 		top += "passed"
 	default:
-		top += styleBad.Render(firstLineOf(outcomeText(o)))
+		top += styleBad.Render(termSafe(firstLineOf(outcomeText(o))))
 	}
 	pos := "before the first event"
 	if e, err := m.c.Event(); err == nil {
@@ -159,7 +158,7 @@ func (m *stepper) eventLines(n int) []string {
 	for _, i := range idx {
 		e, err := m.c.Peek(i)
 		if err != nil {
-			out = append(out, styleBad.Render(fmt.Sprintf("  %*d  %v", width, eventNumber(i), err)))
+			out = append(out, styleBad.Render(fmt.Sprintf("  %*d  %s", width, eventNumber(i), termSafe(err.Error()))))
 			break
 		}
 		preempt := false
@@ -214,19 +213,14 @@ func (m *stepper) sourceLines(ctx int) ([]string, string) {
 	if title == "" {
 		title = fmt.Sprintf("%s:%d (%s)", filepath.Base(loc.File), loc.Line, loc.Func)
 	}
-	text, ok := m.src[loc.File]
-	if !ok {
-		if b, err := os.ReadFile(loc.File); err == nil {
-			text = strings.Split(string(b), "\n")
-		}
-		m.src[loc.File] = text
-	}
-	if text == nil {
-		return []string{styleDim.Render("  (source not on disk: " + loc.File + ")")}, title
+	title = termSafe(title)
+	text, err := m.src.lines(loc.File)
+	if err != nil {
+		return []string{styleDim.Render("  (" + sourceNotAvailable(err) + ": " + termSafe(loc.File) + ")")}, title
 	}
 	var out []string
 	for n := max(loc.Line-ctx, 1); n <= min(loc.Line+ctx, len(text)); n++ {
-		l := fmt.Sprintf("%5d  %s", n, strings.ReplaceAll(text[n-1], "\t", "    "))
+		l := fmt.Sprintf("%5d  %s", n, termSafe(strings.ReplaceAll(text[n-1], "\t", "    ")))
 		if n == loc.Line {
 			out = append(out, styleCurrent.Render("▶"+l))
 		} else {
@@ -301,6 +295,7 @@ func (m *stepper) goroutineLines() []string {
 		if g.Loc.File != "" {
 			l += fmt.Sprintf(" at %s:%d", filepath.Base(g.Loc.File), g.Loc.Line)
 		}
+		l = termSafe(l)
 		switch g.State {
 		case "blocked":
 			l = styleBad.Render(l)
@@ -332,7 +327,11 @@ func (m *stepper) reportLines() []string {
 	if o == nil || o.Report == "" {
 		return nil
 	}
-	return strings.Split(strings.TrimRight(o.Report, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(o.Report, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = termSafeText(l) // keeps tabs, which View expands
+	}
+	return lines
 }
 
 // outcomeName is how the run ended, in a word; "" when the trace does not
