@@ -20,9 +20,9 @@ import (
 
 // listed is a package as go list -deps -test describes it.
 type listed struct {
-	ImportPath, Dir, ForTest string
-	Standard                 bool
-	Module                   *struct {
+	ImportPath, Name, Dir, ForTest string
+	Standard                       bool
+	Module                         *struct {
 		Path, Version, Dir string
 		Main               bool
 		Replace            *struct{ Path, Version string }
@@ -34,7 +34,7 @@ type listed struct {
 // rewrite's cache key and, when the key is new, the packages to rewrite.
 func list(opts Options) ([]listed, error) {
 	args := append([]string{"list", "-e", "-deps", "-test",
-		"-json=ImportPath,Dir,ForTest,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles"}, opts.Flags...)
+		"-json=ImportPath,Name,Dir,ForTest,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles"}, opts.Flags...)
 	cmd := exec.Command("go", append(args, opts.Patterns...)...)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
 	var stderr bytes.Buffer

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/packages"
@@ -122,6 +124,16 @@ func Overlay(opts Options) (string, int, error) {
 	if len(errs) > 0 {
 		return "", 0, joinSorted(errs)
 	}
+	for file, text := range flagFiles(listing) {
+		path, err := c.storeAs([]byte(text), ".go")
+		if err != nil {
+			return "", 0, err
+		}
+		if c, ok := inCopy(mods, file); ok {
+			file = c
+		}
+		replace[file] = path
+	}
 	data, err := json.MarshalIndent(struct{ Replace map[string]string }{replace}, "", "\t")
 	if err != nil {
 		return "", 0, err
@@ -134,6 +146,37 @@ func Overlay(opts Options) (string, int, error) {
 		return "", 0, err
 	}
 	return path, files, nil
+}
+
+// SchedtestPath is the package of the -dst.* flags.
+const SchedtestPath = "github.com/dstgo/dst/sched/schedtest"
+
+// flagFiles are test files to add, by path, so that the test binary of each
+// package under test takes the -dst.* flags dstreplay test passes on, even
+// when its tests never reach the scheduler (a package with only benchmarks,
+// or whose tests -wrap leaves as they are): go test fails a binary given a
+// flag it does not define.
+func flagFiles(pkgs []listed) map[string]string {
+	byPath := map[string]listed{}
+	for _, p := range pkgs {
+		if p.ForTest == "" {
+			byPath[p.ImportPath] = p
+		}
+	}
+	files := map[string]string{}
+	for _, main := range pkgs {
+		tested, ok := strings.CutSuffix(main.ImportPath, ".test")
+		p, found := byPath[tested]
+		if !ok || !found || toolPackage(tested) || len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+			continue
+		}
+		name := p.Name
+		if len(p.TestGoFiles) == 0 {
+			name += "_test"
+		}
+		files[filepath.Join(p.Dir, "zz_dstflags_test.go")] = "package " + name + "\n\n// Added by dstreplay test: the -dst.* flags.\nimport _ " + strconv.Quote(SchedtestPath) + "\n"
+	}
+	return files
 }
 
 // targets lists the packages to rewrite: those under test, the packages of
