@@ -88,7 +88,7 @@ func runTest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitUsage
 	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Wrap: wrap, Flags: flags})
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Wrap: wrap, Flags: flags, Stderr: e.stderr})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitFailure
