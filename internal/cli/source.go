@@ -46,9 +46,10 @@ var errSourceTooLarge = errors.New("file too large")
 // sourceReader reads the source files of a trace's locations, from the
 // allowed roots only, and keeps what it read (or why it could not).
 type sourceReader struct {
-	roots []string // absolute, cleaned, symlinks resolved
-	files map[string]sourceFile
-	limit int64 // the largest file read: maxSourceFileSize, less in tests
+	roots   []string // absolute, cleaned, symlinks resolved
+	goRoots bool     // the module cache and GOROOT/src are among roots, or need not be
+	files   map[string]sourceFile
+	limit   int64 // the largest file read: maxSourceFileSize, less in tests
 }
 
 // sourceFile is a file's lines, or why there are none.
@@ -68,12 +69,21 @@ func newSourceReader(tracePath string) *sourceReader {
 	if wd, err := os.Getwd(); err == nil {
 		s.addRoot(moduleDir(wd))
 	}
+	return s
+}
+
+// addGoRoots adds the module cache and GOROOT/src to the roots, once: it
+// asks the go command, so only when a file outside the modules is named.
+func (s *sourceReader) addGoRoots() {
+	if s.goRoots {
+		return
+	}
+	s.goRoots = true
 	d := goDirs()
 	s.addRoot(d.modcache)
 	if d.goroot != "" {
 		s.addRoot(filepath.Join(d.goroot, "src"))
 	}
-	return s
 }
 
 // addRoot adds dir to the allowed roots: absolute, with its symlinks
@@ -141,10 +151,16 @@ var goDirs = sync.OnceValue(func() (d struct{ modcache, goroot string }) {
 // within reports whether path (absolute, cleaned) is inside one of the
 // roots.
 func (s *sourceReader) within(path string) bool {
-	for _, r := range s.roots {
-		if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) {
-			return true
+	for range 2 {
+		for _, r := range s.roots {
+			if path == r || strings.HasPrefix(path, r+string(filepath.Separator)) {
+				return true
+			}
 		}
+		if s.goRoots {
+			break
+		}
+		s.addGoRoots()
 	}
 	return false
 }

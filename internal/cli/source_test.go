@@ -243,7 +243,7 @@ func TestSourceReader(t *testing.T) {
 		"sub/notes":   "notes\n",
 		"../other.go": "package other\n",
 	})
-	s := &sourceReader{files: map[string]sourceFile{}, limit: 100}
+	s := &sourceReader{files: map[string]sourceFile{}, limit: 100, goRoots: true}
 	s.addRoot(mod)
 	s.addRoot("/") // never a root
 	s.addRoot("")
@@ -270,7 +270,7 @@ func TestSourceReader(t *testing.T) {
 			t.Errorf("%q: %q, %v; want %q", name, l, err, want)
 		}
 	}
-	s2 := &sourceReader{files: map[string]sourceFile{}, limit: 10}
+	s2 := &sourceReader{files: map[string]sourceFile{}, limit: 10, goRoots: true}
 	s2.addRoot(mod)
 	if _, err := s2.lines(filepath.Join(mod, "a.go")); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("a.go with a limit of 10 bytes: %v", err)
@@ -282,15 +282,21 @@ func TestSourceReader(t *testing.T) {
 func TestSourceReaderRoots(t *testing.T) {
 	mod := module(t, map[string]string{"a.go": "package m\n"})
 	s := newSourceReader(filepath.Join(mod, "testdata", "dst", "x.trace"))
+	s.addGoRoots()
 	wd, _ := os.Getwd()
-	for _, dir := range []string{mod, moduleDir(wd)} {
+	d := goDirs()
+	for _, dir := range []string{mod, moduleDir(wd), d.modcache, filepath.Join(d.goroot, "src")} {
 		dir, _ = filepath.EvalSymlinks(dir)
 		if !slices.Contains(s.roots, dir) {
 			t.Errorf("roots %q lack %s", s.roots, dir)
 		}
 	}
-	if d := goDirs(); d.goroot == "" || d.modcache == "" {
+	if d.goroot == "" || d.modcache == "" {
 		t.Errorf("go env: %+v", d)
+	}
+	// The standard library's files, as locations name them.
+	if l, err := s.lines(filepath.Join(d.goroot, "src", "fmt", "print.go")); err != nil || len(l) < 100 {
+		t.Errorf("GOROOT's fmt/print.go: %d lines, %v", len(l), err)
 	}
 	for _, r := range s.roots {
 		if r == "/" || r == filepath.Dir(mod) {
