@@ -137,6 +137,7 @@ func selectRun(g *engine.G, cases []Case) int {
 		return i
 	}
 	if def >= 0 {
+		g.Polled() // for the clock: it polled and found nothing
 		return def
 	}
 	s := selectionOf(g, cases)

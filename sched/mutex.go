@@ -84,6 +84,7 @@ func (m *Mutex) tryLock(g *engine.G) bool {
 	m.bind(g)
 	g.Point(engine.OpTryLock, &m.obj)
 	if m.locked {
+		g.Polled() // for the clock: it polled and found nothing
 		return false
 	}
 	m.locked = true

@@ -140,6 +140,7 @@ func (rw *RWMutex) tryLock(g *engine.G) bool {
 	rw.bind(g)
 	g.Point(engine.OpTryLock, &rw.obj)
 	if rw.writer || rw.readers > 0 {
+		g.Polled() // for the clock: it polled and found nothing
 		return false
 	}
 	rw.writer, rw.held = true, true
@@ -192,6 +193,7 @@ func (rw *RWMutex) tryRLock(g *engine.G) bool {
 	rw.bind(g)
 	g.Point(engine.OpTryRLock, &rw.obj)
 	if rw.writer {
+		g.Polled() // for the clock: it polled and found nothing
 		return false
 	}
 	rw.readers++

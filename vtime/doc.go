@@ -6,18 +6,34 @@
 // Reset returns no stale value is received from it.
 //
 // Inside a run, time is virtual. The clock starts at a fixed instant,
-// 2000-01-01T00:00:00Z unless schedtest.Options.Start says otherwise, and moves
-// only when every managed goroutine is blocked and a timer is pending: it
+// 2000-01-01T00:00:00Z unless schedtest.Options.Start says otherwise. It
+// moves when every managed goroutine is blocked and a timer is pending: it
 // then jumps to the earliest deadline, so a test that sleeps for hours runs
 // in microseconds. Timers due at the same instant fire in an order drawn
 // from the run's entropy. With schedtest.Options.ClockFaults, timers fire late
 // and the clock jumps forward, within bounds, as drawn from the entropy.
 //
-// Because the clock advances only when every goroutine is blocked, a
-// goroutine that polls (with sched.Yield, or a select with a default case)
-// waiting for a deadline never lets it come; the run then reaches its step
-// bound and is reported as a livelock. Block instead: receive from the
-// timer's channel, or Sleep.
+// Time also passes as it does in Go while goroutines do not block:
+//
+//   - While every runnable goroutine only polls (a select that takes its
+//     default case, a failed TryLock, sched.Yield, an atomic load of the
+//     value it just loaded), the clock advances in steps that start at a few
+//     microseconds and double, never past the next deadline: a goroutine that
+//     polls while another sleeps sees the sleeper wake. Work by any goroutine
+//     (a lock taken, a value sent) stops it, so work never makes a deadline
+//     come early.
+//   - While a goroutine sits in native work (a system call, a child process,
+//     code that is not rewritten), the clock advances by the real time it
+//     sat there, as the watchdog measures it, when it next reaches a
+//     scheduling point. The advance is recorded in the run's entropy, and a
+//     replay takes it from there.
+//   - time.Now in code that dstreplay test rewrites reads the clock as Go's
+//     reads the real one: each reading is 1 to 1000 ns after the one before.
+//     Now here is the clock's own instant.
+//
+// Every advance is drawn from the run's entropy or recorded in it: a
+// recording replays exactly, and so does a seed, unless native work made
+// time pass (its length, measured in real time, is in the recording).
 //
 // Outside a run every function is the time package's: the same code runs in
 // production with real time.

@@ -13,15 +13,35 @@ type clockState struct {
 	now          time.Duration // since cfg.Start
 	timers       []*Timer      // pending, as a heap
 	timerSeq     uint64
-	idleAdvances int // clock advances since a goroutine last woke
+	idleAdvances int    // clock advances since a goroutine last woke
+	readings     uint64 // the generator of the gaps between readings (Now); 0 until the first
+	spinState           // spin.go: time passing while goroutines poll
+	nativeState         // nativetime.go: time passing while a goroutine sits in native work
 }
 
-// Virtual time. A run's clock starts at Config.Start and moves only when no
-// managed goroutine is runnable and a timer is pending: it then jumps to the
-// earliest deadline, and every timer due at that instant fires, in an order
-// drawn from the entropy. A Timer's fire function runs in the goroutine
-// that found the run stalled, between two scheduling decisions: it may wake
-// goroutines (Unblock) or start new ones (Timer.Go), but never blocks.
+// Virtual time. A run's clock starts at Config.Start and moves forward only,
+// in these ways, every one of them drawn from the run's entropy or read
+// back from its recording, so that a run replays exactly:
+//
+//   - When no managed goroutine is runnable and a timer is pending, it jumps
+//     to the earliest deadline, and every timer due at that instant fires, in
+//     an order drawn from the entropy.
+//   - Each reading (G.Reading) is a little later than the one before, by 1 to
+//     1000 ns: in Go some time always passes between two calls of time.Now,
+//     and code written for real time relies on it (a deadline computed as
+//     now+d has passed once the clock reads now+d and anything after it).
+//   - While every runnable goroutine only polls (spin.go), time passes in
+//     growing steps, up to the next deadline, as it does in Go while code
+//     spins.
+//   - When a goroutine comes back from native work (a system call, a child
+//     process, code that is not rewritten) in which it sat for a real time
+//     T, the clock advances by T (nativetime.go): the watchdog measures T, a
+//     fresh run records it in its entropy, and a replay takes it from there.
+//   - Clock faults (ClockFaults) make timers late and the clock jump.
+//
+// A Timer's fire function runs in the goroutine that found the timer due,
+// between two scheduling decisions: it may wake goroutines (Unblock) or
+// start new ones (Timer.Go), but never blocks.
 
 // DefaultStart is where a run's virtual clock starts unless configured.
 var DefaultStart = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
@@ -41,6 +61,7 @@ var (
 	keyLate       = entropy.KeyOf("sched.clock.late")
 	keyBusy       = entropy.KeyOf("sched.clock.busy")
 	keyJump       = entropy.KeyOf("sched.clock.jump")
+	keyReadings   = entropy.KeyOf("sched.clock.readings")
 )
 
 // idleAdvanceLimit bounds clock advances that fire only tickers and wake
@@ -94,10 +115,42 @@ func (t *Timer) SetPeriod(d time.Duration, idle func(t *Timer) bool) {
 	t.period, t.idle = d, idle
 }
 
-// Now is the run's virtual time.
+// Now is the run's virtual time: the clock itself, which the scheduler's
+// own computations read (a context's deadline from its timeout).
 //
 //go:norace
 func (g *G) Now() time.Time { return g.run.cfg.Start.Add(g.run.now) }
+
+// Reading is the run's virtual time read as time.Now reads the real clock
+// (vtime.Now, and time.Now in rewritten code): each reading is later than
+// the one before, by 1 to 1000 ns that pass on the clock, so that timers
+// due meanwhile fire at the next scheduling point. The gaps come from a
+// generator seeded by one draw, at the run's first reading: a run that
+// reads the clock a million times records one value.
+//
+//go:norace
+func (g *G) Reading() time.Time {
+	r := g.run
+	if g.tear == tearNone && !r.stopping {
+		r.now += r.readingGap()
+	}
+	return r.cfg.Start.Add(r.now)
+}
+
+// readingGap is the time between two readings of the clock.
+//
+//go:norace
+func (r *Run) readingGap() time.Duration {
+	x := r.readings
+	if x == 0 {
+		x = r.src.At(keyReadings).Uint64() | 1 // xorshift's state is never 0
+	}
+	x ^= x << 13
+	x ^= x >> 7
+	x ^= x << 17
+	r.readings = x
+	return time.Duration(1 + (x>>32)%1000)
+}
 
 // Arm makes t fire d from now (at once, at the next scheduling point, if d
 // <= 0) and reports whether it was pending before.
@@ -164,6 +217,7 @@ func (t *Timer) Go(f func()) {
 func (g *G) Sleep(d time.Duration) {
 	if d <= 0 {
 		g.Point(OpSleep, nil)
+		g.Polled() // a goroutine that sleeps for nothing in a loop polls
 		return
 	}
 	g.Point(OpSleep, nil)

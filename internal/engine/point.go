@@ -89,6 +89,14 @@ func (g *G) Point(op Op, o *Obj) {
 			r.cfg.MaxSteps)})
 	}
 	r.changePoints(g)
+	if g.poll|pollOps[op] != 0 { // time passes while goroutines spin (spin.go)
+		r.spinPoint(g, op, o)
+	} else {
+		r.spinPoints = 0
+	}
+	if int64(r.steps) >= r.nativeAt.Load() { // time spent in native work (nativetime.go)
+		r.nativePoint()
+	}
 	if len(r.timers) > 0 {
 		if r.timers[0].when <= r.now {
 			r.fireDue()

@@ -100,8 +100,9 @@ type G struct {
 	state   gstate
 	parent  int
 	tear    uint8
-	fatal   bool // failNow recorded the failure; the Goexit that follows is ours
-	op      Op   // the current operation, or what it is blocked in
+	fatal   bool  // failNow recorded the failure; the Goexit that follows is ours
+	poll    uint8 // spin.go: the class of the operation it announced at its last point
+	op      Op    // the current operation, or what it is blocked in
 	obj     *Obj
 	at      *Location // detail mode: where the current operation was called
 	spawnAt *Location // detail mode: where sched.Go was called

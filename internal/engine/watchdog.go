@@ -93,6 +93,7 @@ func watchLoop() {
 //
 //go:norace
 func (r *Run) checkProgress(now time.Time) {
+	r.watchNative(now) // time spent in native work (nativetime.go)
 	limit := r.cfg.Watchdog
 	if coroutines && limit <= 0 && r.unwinding.Load() {
 		limit = unwindLimit

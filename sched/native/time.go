@@ -14,14 +14,25 @@ import (
 // feeds; its methods are rewritten to TimerStop and TimerReset, which find
 // the run's timer standing for it.
 
-// Now is time.Now.
-func Now() time.Time { return vtime.Now() }
+// Now is time.Now. Inside a run it reads the virtual clock as time.Now
+// reads the real one: each reading is later than the one before (by 1 to
+// 1000 ns drawn from the run's entropy, which pass on the clock), so that
+// code written for real time, which relies on some time passing between two
+// readings (a deadline computed as now+d has passed once the clock reaches
+// it and anything runs), behaves as it does in Go. vtime.Now, for code
+// written for the scheduler, is the clock's exact instant.
+func Now() time.Time {
+	if g := engine.Current(); g != nil {
+		return g.Reading()
+	}
+	return time.Now()
+}
 
-// Since is time.Since.
-func Since(t time.Time) time.Duration { return vtime.Since(t) }
+// Since is time.Since: Now().Sub(t).
+func Since(t time.Time) time.Duration { return Now().Sub(t) }
 
-// Until is time.Until.
-func Until(t time.Time) time.Duration { return vtime.Until(t) }
+// Until is time.Until: t.Sub(Now()).
+func Until(t time.Time) time.Duration { return t.Sub(Now()) }
 
 // Sleep is time.Sleep.
 func Sleep(d time.Duration) { vtime.Sleep(d) }
