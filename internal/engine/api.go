@@ -30,10 +30,14 @@ func (g *G) Go(f func()) {
 	g.Point(OpGo, nil)
 }
 
-// Yield is an explicit scheduling point.
+// Yield is an explicit scheduling point. It is futile for the livelock
+// oracle (livelock.go): a goroutine yields while it waits for another.
 //
 //go:norace
-func (g *G) Yield() { g.Point(OpYield, nil) }
+func (g *G) Yield() {
+	g.run.spins++
+	g.Point(OpYield, nil)
+}
 
 // Fault is a named fault point: it draws from the run's entropy whether the
 // fault fires, with the probability configured for the name, and records it

@@ -19,8 +19,6 @@ import (
 func (g *G) failNow(f *Failure) {
 	r := g.run
 	if r.pending == nil && r.failure == nil {
-		// A livelock has no place: whichever goroutine takes the last step
-		// before the bound is chance.
 		if f.Place == "" && (f.Kind == Fatal || f.Kind == Misuse) {
 			f.Place = shortLoc(callerLoc())
 		}
@@ -38,7 +36,7 @@ func (g *G) failNow(f *Failure) {
 // program in Go): the trace then shows the goroutine where it was, not
 // exiting.
 func stoppedByTool(f *Failure) bool {
-	return f != nil && (f.Kind == Livelock || f.Kind == Misuse || f.Kind == Fatal)
+	return f != nil && (f.stopped || f.Kind == Livelock || f.Kind == StepBound || f.Kind == Misuse || f.Kind == Fatal)
 }
 
 //go:norace
@@ -67,6 +65,10 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 	}
 	r.removeRunnable(g)
 	r.live--
+	r.progressed()
+	if r.root.state == gExited {
+		r.leftBehind(g)
+	}
 	RaceReleaseMerge(unsafe.Pointer(&r.exitSync))
 	if p != nil || g.fatal || !returned && g.ID == 1 {
 		// A Goexit ends only the goroutine, as in Go, except the body's:
@@ -78,7 +80,7 @@ func (r *Run) exitG(g *G, p any, stack []byte, returned bool) {
 		r.finish(nil)
 		return
 	}
-	for len(r.runnable) == 0 && r.advance() {
+	for len(r.runnable) == 0 && r.advanceIdle() {
 	}
 	if len(r.runnable) == 0 {
 		r.stall(nil)
@@ -225,6 +227,9 @@ func (r *Run) snapshot() []GState {
 			continue
 		}
 		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt), Runs: g.entry}
+		if g.state != gBlocked {
+			st.Spins = r.spinsOf(g)
+		}
 		if g.obj != nil {
 			st.Holder, st.HeldAt = int(g.obj.holder), loc(g.obj.heldAt)
 		}

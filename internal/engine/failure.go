@@ -17,7 +17,8 @@ type Kind string
 const (
 	Deadlock   Kind = "deadlock"    // every goroutine is blocked, the body included
 	Leak       Kind = "leak"        // the body returned, other goroutines are blocked forever
-	Livelock   Kind = "livelock"    // the step bound was reached
+	Livelock   Kind = "livelock"    // goroutines kept running (yielding, polling) and none made progress
+	StepBound  Kind = "step bound"  // the run reached the step bound though it kept making progress
 	Panic      Kind = "panic"       // a managed goroutine panicked
 	Fatal      Kind = "fatal error" // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
 	TestFailed Kind = "test failed" // the body called T.Error, T.Fatal or similar
@@ -43,6 +44,8 @@ type Failure struct {
 	// of the failing checks, the panicking frame, the operations and lines
 	// the goroutines are stuck in; "" when the engine cannot tell.
 	Place string
+
+	stopped bool // an oracle stopped the failing goroutine at a scheduling point, where Go would have gone on
 }
 
 // GState is a goroutine's state at the end of a failed run.
@@ -57,6 +60,10 @@ type GState struct {
 	Runs    string   // the function of the user's it runs (detail mode)
 	Holder  int      // for a goroutine blocked on a lock: who holds it
 	HeldAt  Location // and where it locked it
+	// Spins is where a goroutine that can run reached its recent
+	// scheduling points while the run made no progress (detail mode),
+	// the most recent last: where it spins.
+	Spins []Location
 }
 
 // Report formats the failure for people: the message, then one line per
@@ -74,6 +81,11 @@ func (f *Failure) Report() string {
 			b.WriteString("\n  ")
 			b.WriteString(g.String())
 		}
+		fmt.Fprintf(&b, "\n\nnote: the run ended with %d goroutine(s) in the middle of their work, where Go would "+
+			"have ended the test binary or left them running; they were unwound with their deferred calls, but what "+
+			"they left in package-level state (a global pool, cache, registry or counter) stays as it was, and a test "+
+			"that runs after this one in the same process may fail because of it: run such a test alone (-run) "+
+			"before trusting its failure", len(f.Goroutines))
 	}
 	return b.String()
 }
@@ -103,6 +115,15 @@ func (g GState) String() string {
 	}
 	if g.At.File != "" {
 		fmt.Fprintf(&b, "\n      at %s", g.At)
+	}
+	if len(g.Spins) > 0 {
+		b.WriteString("\n      spinning at ")
+		for i, l := range g.Spins {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(l.String())
+		}
 	}
 	if g.State == "blocked" && g.Holder != 0 && g.HeldAt.File != "" {
 		fmt.Fprintf(&b, "\n      %s locked by goroutine %d at %s", g.Obj, g.Holder, g.HeldAt)
@@ -152,10 +173,7 @@ func shortLoc(l *Location) string {
 //
 //go:norace
 func (r *Run) blockedPlaces() string {
-	stacks := map[int64]string{}
-	for _, s := range splitStacks(allStacks()) {
-		stacks[s.id] = s.text
-	}
+	stacks := r.stacksByID()
 	var ps []string
 	for _, g := range r.gs {
 		if g.state != gBlocked {

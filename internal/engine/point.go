@@ -60,6 +60,9 @@ func (g *G) Point(op Op, o *Obj) {
 	}
 	r.progress++
 	r.steps++
+	if g.poll == pollIdle && pollOps[g.op] == pollMaybe {
+		r.spins++ // its select or TryLock found nothing (G.Polled): futile (livelock.go)
+	}
 	g.op, g.obj = op, o
 	if r.cfg.Detail {
 		g.at = callerLoc()
@@ -72,6 +75,7 @@ func (g *G) Point(op Op, o *Obj) {
 		if g.entry == "" {
 			g.entry = entryFunc()
 		}
+		r.noteSpin(g)
 	}
 	if r.tr != nil {
 		r.recordOp(event.KindOp, g, op, o)
@@ -82,11 +86,8 @@ func (g *G) Point(op Op, o *Obj) {
 	if r.cfg.Cover != nil {
 		r.coverPoint(g, op, o)
 	}
-	if r.steps > r.cfg.MaxSteps {
-		g.failNow(&Failure{Kind: Livelock, G: g.ID, Message: fmt.Sprintf(
-			"livelock: the run reached the step bound of %d scheduling points without finishing "+
-				"(goroutines keep running but none completes; raise the bound with -dst.maxsteps if the test needs more)",
-			r.cfg.MaxSteps)})
+	if r.steps >= r.checkAt {
+		r.checkBounds(g) // the step bound, a livelock, goroutines left behind (livelock.go)
 	}
 	r.changePoints(g)
 	if g.poll|pollOps[op] != 0 { // time passes while goroutines spin (spin.go)
@@ -144,7 +145,7 @@ func (g *G) block(op Op, o *Obj) {
 		r.coverBlock(g)
 	}
 	r.removeRunnable(g)
-	for len(r.runnable) == 0 && r.advance() {
+	for len(r.runnable) == 0 && r.advanceIdle() {
 	}
 	if len(r.runnable) == 0 {
 		r.stall(g)
@@ -169,6 +170,7 @@ func (r *Run) wake(g *G) {
 	}
 	g.state = gRunnable
 	r.idleAdvances = 0
+	r.progressed()
 	if r.tr != nil {
 		r.tr.AddArgs(event.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID), 0)
 	}
@@ -244,10 +246,28 @@ func (r *Run) stall(g *G) {
 	f := &Failure{Kind: Deadlock, Message: fmt.Sprintf(
 		"deadlock: all goroutines are asleep: %d blocked and nothing can wake them", r.live)}
 	if r.root.state == gExited {
+		n := len(r.unignored())
+		if n == 0 {
+			// Every goroutine left is one the test said to ignore.
+			r.finish(r.endOfBody())
+			if g != nil {
+				r.park(g) // until teardown, which never returns here
+				panic("sched: internal error: a stalled goroutine was resumed")
+			}
+			return
+		}
 		f = &Failure{Kind: Leak, Message: fmt.Sprintf(
-			"leak: the test body returned but %d goroutine(s) are blocked forever", r.live)}
+			"leak: the test body returned but %d goroutine(s) are blocked forever", n)}
+		if r.leftSpent {
+			f.Message = fmt.Sprintf("leak: the test body returned but %d goroutine(s) are still running on timers: "+
+				"the virtual clock advanced %d times, by %v, since the body returned (or since one of them last exited) "+
+				"and they keep waking (a ticker, a sleep in a loop); goleak would report them as unexpected goroutines: "+
+				"stop them before the test returns, or ignore a known one (Options.IgnoreTopFunction, -dst.ignoretop)",
+				n, r.leftTicks, r.now-r.leftSince)
+		}
 	}
 	switch {
+	case r.leftSpent:
 	case len(r.timers) > 0 && r.idleAdvances >= idleAdvanceLimit:
 		f.Message += fmt.Sprintf(" (the virtual clock advanced %d times without waking any: the pending timers wake nobody)", idleAdvanceLimit)
 	case len(r.timers) > 0:

@@ -18,7 +18,10 @@ type Config struct {
 	Strategy Strategy
 	Depth    int // PCT: bug depth d; d-1 priority change points
 	PCTSteps int // PCT: change points are drawn in [1, PCTSteps]
-	MaxSteps int // livelock bound: scheduling points per run
+	// MaxSteps is the step bound: the most scheduling points a run may
+	// take, the last resort against a run that never ends (see
+	// livelock.go); 0 means DefaultMaxSteps.
+	MaxSteps int
 	// Watchdog is how long a managed goroutine may run without reaching a
 	// scheduling point before the run is abandoned; 0 disables it.
 	Watchdog time.Duration
@@ -42,6 +45,13 @@ type Config struct {
 	// BreakStep, when positive, is the step at which Point calls
 	// Breakpoint, for a debugger to stop there.
 	BreakStep int
+	// IgnoreTop and IgnoreAny name goroutines that the leak oracle does not
+	// report when the body has returned, as goleak's IgnoreTopFunction and
+	// IgnoreAnyFunction do: a goroutine whose top function (the first
+	// frame above the tool's) is one of IgnoreTop, or that has one of
+	// IgnoreAny anywhere on its stack. Fully qualified function names:
+	// "example.com/cache.(*janitor).run".
+	IgnoreTop, IgnoreAny []string
 }
 
 // Outcome is what a run did and how it ended.
@@ -117,6 +127,12 @@ type G struct {
 	slot *coro
 
 	entry string // detail mode: the function of the user's it runs (its outermost frame of the user's); last, off the switch's fields
+
+	// Detail mode: the recent distinct locations of its scheduling points
+	// since the run last made progress (epoch spinEpoch), for a livelock's
+	// report.
+	spinEpoch uint32
+	spinAt    []spinLoc
 }
 
 // Run is one execution of a body under the scheduler. Its state is grouped
@@ -152,6 +168,7 @@ type Run struct {
 
 	coverState
 	pctState
+	progressState
 
 	// self is the list of active runs when this run is the only one.
 	self     [1]*Run
@@ -194,6 +211,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	if r.cfg.Start.IsZero() {
 		r.cfg.Start = DefaultStart
 	}
+	r.checkAt = 1
 	watch(r) // before counting goroutines: the watchdog's own start is not an escape
 	r.label = newRunLabel()
 	created := goroutinesCreated()
@@ -252,9 +270,6 @@ func (r *Run) stallText() string {
 	return ""
 }
 
-// DefaultMaxSteps is the livelock bound when Config.MaxSteps is 0.
-const DefaultMaxSteps = 100_000
-
 //go:norace
 func (r *Run) newG(parent *G) *G {
 	g := &G{ID: len(r.gs) + 1, run: r}
@@ -262,6 +277,7 @@ func (r *Run) newG(parent *G) *G {
 		g.parent = parent.ID
 	}
 	r.idleAdvances = 0
+	r.progressed()
 	r.gs = append(r.gs, g)
 	r.live++
 	g.ri = len(r.runnable)

@@ -21,6 +21,7 @@ type watchState struct {
 	stuck      *G                     // the goroutine the watchdog gave up on
 	gone       chan struct{}          // closed when the running goroutine of an abandoned run exits
 	goneOnce   sync.Once
+	reporting  atomic.Bool // the engine reads every goroutine's stack for a report: not the goroutine's time
 }
 
 // One watchdog goroutine per process watches every run in progress, and
@@ -101,7 +102,7 @@ func (r *Run) checkProgress(now time.Time) {
 	if limit <= 0 || coroutines && r.rescuing.Load() {
 		return
 	}
-	if p := r.progress; p != r.wdProgress || r.wdSince.IsZero() {
+	if p := r.progress; p != r.wdProgress || r.wdSince.IsZero() || r.reporting.Load() {
 		r.wdProgress, r.wdSince = p, now
 		return
 	}

@@ -28,7 +28,9 @@ import (
 //	-dst.strategy=S    random, pct, pos, portfolio or hunt
 //	-dst.depth=N       PCT depth (default 3)
 //	-dst.pctsteps=N    PCT change-point range
-//	-dst.maxsteps=N    livelock bound (default 100000)
+//	-dst.maxsteps=N    step bound per run (default 2000000; a hundredth is the livelock window)
+//	-dst.ignoretop=F   leak check: ignore goroutines whose top function is F (comma-separated list)
+//	-dst.ignoreany=F   leak check: ignore goroutines with F anywhere on their stack (comma-separated)
 //	-dst.watchdog=D    watchdog limit (default 5s)
 //	-dst.replay=H      replay a recording given by its handle
 //	-dst.trace=F       replay the trace file F and report any divergence
@@ -73,9 +75,27 @@ type Options struct {
 	// (-dst.pctsteps). Default: the most steps an earlier schedule of the
 	// same test took, at least 100.
 	PCTSteps int
-	// MaxSteps is the livelock bound: a run that reaches this many
-	// scheduling points fails (-dst.maxsteps). Default 100000.
+	// MaxSteps is the step bound: a run that reaches this many scheduling
+	// points fails (-dst.maxsteps), as a livelock if it made no progress
+	// for the livelock window before it, else as StepBound. It is the last
+	// resort: a run fails as a livelock as soon as its goroutines keep
+	// running and yielding or polling (sched.Yield, runtime.Gosched, a
+	// TryLock that fails, a select that takes its default case) for the
+	// window without progress (no goroutine blocked and was woken, started
+	// or exited). The window is a hundredth of MaxSteps, at least 100000
+	// and 1000 per live goroutine. Default 2000000.
 	MaxSteps int
+	// IgnoreTopFunction and IgnoreAnyFunction name goroutines that the leak
+	// check does not report once the body has returned, as goleak's options
+	// of the same names do (-dst.ignoretop, -dst.ignoreany, comma-separated):
+	// a goroutine whose top function (the first frame above the
+	// scheduler's) is one of IgnoreTopFunction, or that has one of
+	// IgnoreAnyFunction anywhere on its stack. Names are fully qualified:
+	// "example.com/cache.(*janitor).run". A run whose goroutines left
+	// behind are all ignored passes; they are unwound with their deferred
+	// calls.
+	IgnoreTopFunction []string
+	IgnoreAnyFunction []string
 	// Watchdog is how long a managed goroutine may run without reaching a
 	// scheduling point before the run fails (-dst.watchdog). Default 5s;
 	// negative disables it.
@@ -167,6 +187,8 @@ var flags struct {
 	input      string
 	crashTrace string
 	shrink     bool
+	// The leak check's ignore lists (comma-separated).
+	ignoreTop, ignoreAny string
 }
 
 func init() {
@@ -176,7 +198,9 @@ func init() {
 	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, portfolio or hunt")
 	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
 	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
-	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: livelock bound in scheduling points (default 100000)")
+	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: step bound per run in scheduling points (default 2000000); the livelock window is a hundredth of it")
+	flag.StringVar(&flags.ignoreTop, "dst.ignoretop", "", "sched: leak check: ignore goroutines whose top function is one of these (comma-separated, fully qualified), as goleak.IgnoreTopFunction")
+	flag.StringVar(&flags.ignoreAny, "dst.ignoreany", "", "sched: leak check: ignore goroutines with one of these functions anywhere on their stack (comma-separated), as goleak.IgnoreAnyFunction")
 	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s)")
 	flag.StringVar(&flags.replay, "dst.replay", "", "sched: replay a recording given by its handle")
 	flag.StringVar(&flags.trace, "dst.trace", "", "sched: replay the trace file `path` and report any divergence")
@@ -245,6 +269,10 @@ func (o Options) withFlags() (Options, error) {
 			o.MaxSteps = flags.maxSteps
 		case "dst.watchdog":
 			o.Watchdog = flags.watchdog
+		case "dst.ignoretop":
+			o.IgnoreTopFunction = append(o.IgnoreTopFunction, funcList(flags.ignoreTop)...)
+		case "dst.ignoreany":
+			o.IgnoreAnyFunction = append(o.IgnoreAnyFunction, funcList(flags.ignoreAny)...)
 		case "dst.input":
 			in, e := hunt.ReadInput(flags.input)
 			if e != nil {
@@ -377,6 +405,17 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// funcList splits a flag's comma-separated list of function names.
+func funcList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // validStrategy reports whether name is a strategy of one schedule, or

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	satomic "github.com/dstgo/dst/sched/atomic"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
@@ -666,3 +668,293 @@ func TestReportShowsValuesDrawn(t *testing.T) {
 		t.Errorf("the values drawn are not listed as drawn:\n%s\n%s", drawn, res.Failure.Error())
 	}
 }
+
+// run runs body once with opts and returns its result.
+func run(t *testing.T, opts schedtest.Options, body func(*schedtest.T)) *schedtest.Result {
+	t.Helper()
+	res, err := schedtest.Run(opts, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// wantFailure fails t unless res failed with kind and a report holding
+// every one of wants.
+func wantFailure(t *testing.T, res *schedtest.Result, kind schedtest.FailureKind, wants ...string) {
+	t.Helper()
+	if res.Failure == nil {
+		t.Fatalf("the run passed in %d steps; want %s", res.Steps, kind)
+	}
+	if res.Failure.Kind != kind {
+		t.Fatalf("failure kind %q after %d steps, want %q:\n%s", res.Failure.Kind, res.Steps, kind, res.Failure)
+	}
+	for _, w := range wants {
+		if !strings.Contains(res.Failure.Error(), w) {
+			t.Errorf("the report lacks %q:\n%s", w, res.Failure)
+		}
+	}
+}
+
+// Real suites do real work: a run that takes many scheduling points while
+// it makes progress (goroutines block and are woken, start, exit) is not a
+// livelock, with the default options.
+// Regression (issue 25): each of these reached the step bound of 100,000
+// and was reported as "livelock: goroutines keep running but none
+// completes".
+func TestLongWorkIsNotLivelock(t *testing.T) {
+	bodies := map[string]func(*schedtest.T){
+		// No goroutine ever blocks: 400,000 points with no progress at all,
+		// but none is futile (a Yield, a failed TryLock, a select's
+		// default): it works, it does not spin.
+		"one goroutine, 200,000 locked operations": func(t *schedtest.T) {
+			var mu sched.Mutex
+			m := map[int]int{}
+			var wg sched.WaitGroup
+			wg.Go(func() {
+				for i := range 200_000 {
+					mu.Lock()
+					m[i%64]++
+					mu.Unlock()
+				}
+			})
+			wg.Wait()
+		},
+		"ten goroutines, 10,000 requests each": func(t *schedtest.T) {
+			var mu sched.RWMutex
+			store := map[int]int{}
+			var wg sched.WaitGroup
+			for c := range 10 {
+				wg.Go(func() {
+					for i := range 10_000 {
+						if i%4 == 0 {
+							mu.Lock()
+							store[c]++
+							mu.Unlock()
+							continue
+						}
+						mu.RLock()
+						_ = store[c]
+						mu.RUnlock()
+					}
+				})
+			}
+			wg.Wait()
+			if store[3] != 2_500 {
+				t.Errorf("store[3] = %d, want 2500", store[3])
+			}
+		},
+		"a pool, 100,000 tasks": func(t *schedtest.T) {
+			tasks := chans.Make[int](64)
+			var done sched.WaitGroup
+			var sum satomic.Int64
+			for range 4 {
+				sched.Go(func() {
+					for n := range tasks.All() {
+						sum.Add(int64(n))
+						done.Done()
+					}
+				})
+			}
+			for i := range 100_000 {
+				done.Add(1)
+				tasks.Send(i % 3)
+			}
+			done.Wait()
+			tasks.Close()
+			if sum.Load() != 99_999 {
+				t.Errorf("sum %d, want 99999", sum.Load())
+			}
+		},
+	}
+	for name, body := range bodies {
+		t.Run(name, func(t *testing.T) {
+			for _, strategy := range []string{"random", "pct"} {
+				res := run(t, schedtest.Options{Seed: 1, Strategy: strategy}, body)
+				if res.Failure != nil {
+					t.Fatalf("%s: failed after %d steps:\n%s", strategy, res.Steps, res.Failure)
+				}
+				if res.Steps <= 100_000 {
+					t.Fatalf("%s: %d steps: the test no longer shows work past the old bound", strategy, res.Steps)
+				}
+			}
+		})
+	}
+}
+
+// Two goroutines that spin forever on each other's flag with Yield make no
+// progress: a livelock, reported after the livelock window (with the
+// default options), and the report says where each spins.
+func TestLivelockReportsWhereGoroutinesSpin(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1}, spin(true))
+	wantFailure(t, res, schedtest.Livelock,
+		"without progress (none blocked and was woken, started or exited",
+		"goroutine 2: ", "goroutine 3: ",
+		"spinning at oracle_test.go:",
+		// Item 4 of issue 25: the report says that the run ended its
+		// goroutines mid-work, and what that means for later tests.
+		"stays as it was, and a test that runs after this one in the same process may fail because of it")
+	if n := strings.Count(res.Failure.Error(), "spinning at oracle_test.go:"); n != 2 {
+		t.Errorf("%d goroutines listed as spinning, want 2:\n%s", n, res.Failure)
+	}
+	// Found at the window, not at the step bound: it counts steps.
+	if res.Steps > 200_000 {
+		t.Errorf("the livelock took %d steps to report, want about the window of 100,000", res.Steps)
+	}
+	// The same schedule writes the same trace, byte for byte, report
+	// included.
+	var traces [2][]byte
+	for i := range traces {
+		res := run(t, schedtest.Options{Seed: 1, Record: true}, spin(true))
+		path := filepath.Join(t.TempDir(), "livelock.trace")
+		if err := res.WriteTrace(path); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if traces[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(traces[0], traces[1]) {
+		t.Error("two runs of one livelocked schedule wrote different traces")
+	}
+}
+
+// A goroutine that polls with a select's default case, instead of
+// Yield, spins as well.
+func TestLivelockOfPollingSelect(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1}, func(t *schedtest.T) {
+		never := chans.Make[int](0)
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			for chans.Select(never.CaseRecv(nil), chans.Default()) != 0 {
+			}
+		})
+		wg.Wait()
+	})
+	wantFailure(t, res, schedtest.Livelock, "spinning at oracle_test.go:")
+	if res.Steps > 200_000 {
+		t.Errorf("the livelock took %d steps to report", res.Steps)
+	}
+}
+
+// A run that keeps making progress but never ends (two goroutines passing
+// a value back and forth forever) reaches the step bound: it is not a
+// livelock, and the report says so.
+func TestEndlessProgressReachesStepBound(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, func(t *schedtest.T) {
+		ping, pong := chans.Make[int](0), chans.Make[int](0)
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			for {
+				ping.Send(1)
+				pong.Recv()
+			}
+		})
+		wg.Go(func() {
+			for {
+				ping.Recv()
+				pong.Send(1)
+			}
+		})
+		wg.Wait()
+	})
+	wantFailure(t, res, schedtest.StepBound, "step bound: the run reached 20000 scheduling points without ending, though it kept making progress")
+}
+
+// Goroutines that spin beside a ticker whose ticks wake another goroutine
+// make no progress of their own: at the step bound they are a livelock.
+// (BusyProbability makes time pass while they spin, whatever else does.)
+func TestLivelockBesideTicker(t *testing.T) {
+	opts := schedtest.Options{Seed: 1, MaxSteps: 300_000, ClockFaults: schedtest.ClockFaults{BusyProbability: 0.05}}
+	res := run(t, opts, func(t *schedtest.T) {
+		tk := vtime.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		sched.Go(func() {
+			for range tk.C.All() {
+			}
+		})
+		spin(true)(t)
+	})
+	wantFailure(t, res, schedtest.Livelock, "but for goroutines that timers woke", "spinning at oracle_test.go:")
+}
+
+// janitor sweeps a cache on every tick until stop is closed, as an expiring
+// cache's janitor does.
+func janitor(tick *vtime.Ticker, stop *chans.Chan[struct{}], sweeps *int) {
+	for chans.Select(tick.C.CaseRecv(nil), stop.CaseRecv(nil)) == 0 {
+		*sweeps++
+	}
+}
+
+// cacheWithJanitor starts a janitor on a ticker of a second, uses the
+// cache for a while, and returns, stopping the janitor first if stop.
+func cacheWithJanitor(stop bool) func(*schedtest.T) {
+	return func(t *schedtest.T) {
+		tick := vtime.NewTicker(time.Second)
+		quit := chans.Make[struct{}](0)
+		sweeps := 0
+		sched.Go(func() { janitor(tick, quit, &sweeps) })
+		vtime.Sleep(2500 * time.Millisecond)
+		if stop {
+			tick.Stop()
+			quit.Close()
+		}
+	}
+}
+
+// A goroutine left running after the body returns, on a ticker (an
+// expiring cache's janitor, stopped only by a finalizer), is a leak,
+// reported as soon as it has ticked a hundred times without exiting, with
+// where it runs and where it was started, as goleak would; stopped before
+// the body returns, it is not.
+// Regression (issue 25): its ticks burned the whole step bound, seconds per
+// test, and it was reported as a livelock.
+func TestTickingGoroutineLeftBehindIsLeak(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1}, cacheWithJanitor(false))
+	wantFailure(t, res, schedtest.Leak,
+		"leak: the test body returned but 1 goroutine(s) are still running on timers",
+		"goroutine 2: blocked in select",
+		"oracle_test.go:",
+		"started by goroutine 1 at oracle_test.go:",
+		"schedtest_test.janitor")
+	if res.Steps > 2_000 {
+		t.Errorf("the leak took %d steps to report, want a few hundred (a hundred ticks)", res.Steps)
+	}
+	testutil.Pass(t, schedtest.Options{Iterations: 20}, cacheWithJanitor(true))
+}
+
+// A goroutine left running after the body returns that never blocks (it
+// spins) is a leak too, after the livelock window.
+func TestSpinningGoroutineLeftBehindIsLeak(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1}, func(t *schedtest.T) {
+		var stop atomic.Bool // never set
+		sched.Go(func() {
+			for !stop.Load() {
+				sched.Yield()
+			}
+		})
+	})
+	wantFailure(t, res, schedtest.Leak, "leak: the test body returned but 1 goroutine(s) are still running", "they spin")
+}
+
+// The leak check ignores goroutines as goleak's options do: by the
+// function on top of their stack, or one anywhere on it.
+func TestLeakIgnoresKnownGoroutines(t *testing.T) {
+	const fn = "github.com/dstgo/dst/sched/schedtest_test.janitor"
+	testutil.Pass(t, schedtest.Options{Iterations: 20, IgnoreTopFunction: []string{fn}}, cacheWithJanitor(false))
+	testutil.Pass(t, schedtest.Options{Iterations: 20, IgnoreAnyFunction: []string{fn}}, cacheWithJanitor(false))
+	// A goroutine blocked forever, ignored.
+	testutil.Pass(t, schedtest.Options{Iterations: 20, IgnoreAnyFunction: []string{"github.com/dstgo/dst/sched/schedtest_test.blockForever"}},
+		func(t *schedtest.T) { sched.Go(blockForever) })
+	// Another function's name ignores nothing.
+	testutil.Fails(t, schedtest.Options{Iterations: 20, IgnoreTopFunction: []string{"github.com/dstgo/dst/sched/schedtest_test.cacheWithJanitor"}},
+		schedtest.Leak, cacheWithJanitor(false), "still running on timers")
+	// The body's own errors still fail the run.
+	testutil.Fails(t, schedtest.Options{Iterations: 20, IgnoreTopFunction: []string{fn}}, schedtest.TestFailed, func(t *schedtest.T) {
+		cacheWithJanitor(false)(t)
+		t.Errorf("checked")
+	}, "checked")
+}
+
+func blockForever() { chans.Make[int](0).Recv() }

@@ -77,7 +77,27 @@ func (r *Result) WriteTrace(path string) error {
 //     blocked; those left can never proceed. Most blocking bugs in real Go
 //     code show this way.
 //
-//   - Livelock: the run reached Options.MaxSteps scheduling points.
+//   - Livelock: goroutines kept running, yielding or polling (sched.Yield,
+//     runtime.Gosched, a TryLock that fails, a select that takes its
+//     default case), and none made progress (blocked and was woken,
+//     started or exited) for the livelock window (see Options.MaxSteps);
+//     or the run reached the step bound after making no progress for the
+//     window. The report shows where each goroutine spun. A run that does
+//     a lot of work makes progress and goes on.
+//
+//   - StepBound: the run reached Options.MaxSteps scheduling points though
+//     it kept making progress: an endless loop that blocks and wakes (a
+//     poller whose condition never comes, a server nobody stops), or a
+//     test bigger than the bound.
+//
+//   - Leak also reports goroutines left behind that are not blocked: once
+//     the body has returned, they may run until they exit or block, but
+//     goroutines that keep running on timers (a janitor's ticker) for 100
+//     clock advances and a second of virtual time, or for the livelock
+//     window, without one of them exiting, are a leak at once, as goleak
+//     would report them. The report says where each runs and where it was
+//     started; Options.IgnoreTopFunction and IgnoreAnyFunction ignore
+//     known ones.
 //
 //   - Panic in any managed goroutine, with its stack; and FatalError, Go's
 //     fatal errors for misused primitives ("sync: unlock of unlocked
@@ -118,7 +138,8 @@ type FailureKind = engine.Kind
 const (
 	Deadlock   = engine.Deadlock   // every goroutine is blocked, the body included
 	Leak       = engine.Leak       // the body returned, other goroutines are blocked forever
-	Livelock   = engine.Livelock   // the step bound was reached
+	Livelock   = engine.Livelock   // goroutines kept running (yielding, polling) and none made progress
+	StepBound  = engine.StepBound  // the step bound was reached though the run kept making progress
 	Panic      = engine.Panic      // a managed goroutine panicked
 	FatalError = engine.Fatal      // misuse Go treats as fatal: "sync: unlock of unlocked mutex"
 	TestFailed = engine.TestFailed // the body called T.Error, T.Fatal or similar
@@ -238,6 +259,8 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 		Transcribe:       s.transcribe,
 		Cover:            s.cover,
 		BreakStep:        s.breakAt,
+		IgnoreTop:        o.IgnoreTopFunction,
+		IgnoreAny:        o.IgnoreAnyFunction,
 	}
 	if detail || o.Record {
 		cfg.Trace = &trace.Buffer{}
