@@ -43,11 +43,12 @@ import (
 
 // progressState is what the livelock and left-behind oracles keep.
 type progressState struct {
-	progressAt int    // r.steps at the last progress event
-	workAt     int    // r.steps at the last progress event that was not a timer's (a timer woke or started a goroutine)
-	spins      int    // futile points since then: a Yield (G.Yield), a poll that found nothing (G.Polled, counted at the next point)
-	checkAt    int    // the step at which Point next checks the bounds
-	epoch      uint32 // progress events so far but timers': a goroutine's spin locations belong to one
+	progressAt int        // r.steps at the last progress event
+	workAt     int        // r.steps at the last progress event that was not a timer's (a timer woke or started a goroutine)
+	spins      int        // futile points since then: a Yield (G.Yield), a poll that found nothing (G.Polled, counted at the next point)
+	checkAt    int        // the step at which Point next checks the bounds
+	epoch      uint32     // progress events so far but timers': a goroutine's spin locations belong to one
+	spinLocs   []spinLocs // detail mode: by goroutine ID-1
 
 	// After the body returned: the fewest goroutines left so far, the step
 	// and the time at which their number fell to it, and the clock
@@ -79,9 +80,9 @@ const (
 	// long as goleak waits for goroutines to exit.
 	leftTickLimit = 100
 	leftTime      = time.Second
-	// spinLocs is how many recent distinct locations a goroutine's report
-	// lists, in detail mode.
-	spinLocs = 8
+	// maxSpinLocs is how many recent distinct locations a goroutine's
+	// report lists, in detail mode.
+	maxSpinLocs = 8
 )
 
 // DefaultMaxSteps is the step bound when Config.MaxSteps is 0: the last
@@ -329,11 +330,13 @@ func outermostUser(stack string) *Location {
 	return nil
 }
 
-// spinLoc is a location a goroutine reached a scheduling point at, and
-// when it last did.
-type spinLoc struct {
-	at   *Location
-	step int
+// spinLocs is, in detail mode, the recent distinct locations of a
+// goroutine's scheduling points since the run last made progress (epoch),
+// the most recent last. It is kept beside the goroutines, not in G: a
+// goroutine's struct stays within its size class.
+type spinLocs struct {
+	epoch uint32
+	at    []*Location
 }
 
 // noteSpin keeps, in detail mode, the recent distinct locations of g's
@@ -342,27 +345,29 @@ type spinLoc struct {
 //
 //go:norace
 func (r *Run) noteSpin(g *G) {
-	if g.spinEpoch != r.epoch {
-		g.spinEpoch = r.epoch
-		g.spinAt = g.spinAt[:0]
+	for len(r.spinLocs) < g.ID {
+		r.spinLocs = append(r.spinLocs, spinLocs{})
+	}
+	s := &r.spinLocs[g.ID-1]
+	if s.epoch != r.epoch {
+		s.epoch = r.epoch
+		s.at = s.at[:0]
 	}
 	if g.at == nil {
 		return
 	}
-	for i := range g.spinAt {
-		if *g.spinAt[i].at == *g.at {
-			s := g.spinAt[i]
-			s.step = r.steps
-			copy(g.spinAt[i:], g.spinAt[i+1:])
-			g.spinAt[len(g.spinAt)-1] = s
+	for i, l := range s.at {
+		if *l == *g.at {
+			copy(s.at[i:], s.at[i+1:])
+			s.at[len(s.at)-1] = l
 			return
 		}
 	}
-	if len(g.spinAt) == spinLocs {
-		copy(g.spinAt, g.spinAt[1:])
-		g.spinAt = g.spinAt[:spinLocs-1]
+	if len(s.at) == maxSpinLocs {
+		copy(s.at, s.at[1:])
+		s.at = s.at[:maxSpinLocs-1]
 	}
-	g.spinAt = append(g.spinAt, spinLoc{at: g.at, step: r.steps})
+	s.at = append(s.at, g.at)
 }
 
 // spinsOf is where g reached scheduling points since the run last made
@@ -371,12 +376,16 @@ func (r *Run) noteSpin(g *G) {
 //
 //go:norace
 func (r *Run) spinsOf(g *G) []Location {
-	if g.spinEpoch != r.epoch || r.steps-r.workAt < spinReportMin {
+	if g.ID > len(r.spinLocs) || r.steps-r.workAt < spinReportMin {
+		return nil
+	}
+	s := &r.spinLocs[g.ID-1]
+	if s.epoch != r.epoch {
 		return nil
 	}
 	var out []Location
-	for _, s := range g.spinAt {
-		out = append(out, *s.at)
+	for _, l := range s.at {
+		out = append(out, *l)
 	}
 	return out
 }

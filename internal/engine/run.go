@@ -127,12 +127,6 @@ type G struct {
 	slot *coro
 
 	entry string // detail mode: the function of the user's it runs (its outermost frame of the user's); last, off the switch's fields
-
-	// Detail mode: the recent distinct locations of its scheduling points
-	// since the run last made progress (epoch spinEpoch), for a livelock's
-	// report.
-	spinEpoch uint32
-	spinAt    []spinLoc
 }
 
 // Run is one execution of a body under the scheduler. Its state is grouped

@@ -93,7 +93,9 @@ type Options struct {
 	// IgnoreAnyFunction anywhere on its stack. Names are fully qualified:
 	// "example.com/cache.(*janitor).run". A run whose goroutines left
 	// behind are all ignored passes; they are unwound with their deferred
-	// calls.
+	// calls. goleak.IgnoreCurrent has no counterpart: every goroutine the
+	// check sees was started by the run itself (goroutines started outside
+	// the scheduler are the escape check's).
 	IgnoreTopFunction []string
 	IgnoreAnyFunction []string
 	// Watchdog is how long a managed goroutine may run without reaching a
