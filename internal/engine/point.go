@@ -276,6 +276,7 @@ func (r *Run) stall(g *G) {
 	if len(r.errors) > 0 {
 		f.Message += "\n" + strings.Join(r.errors, "\n")
 	}
+	r.unseen(f)
 	f.Place = r.blockedPlaces()
 	r.finish(f)
 	if g != nil {

@@ -356,8 +356,11 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 			return r.use(NativetestPath) + ".T", true
 		}
 	case "runtime":
-		if name == "Gosched" {
+		switch name {
+		case "Gosched":
 			return r.use(SchedPath) + ".Yield", true
+		case "NumGoroutine", "Stack":
+			return r.use(NativePath) + "." + name, true
 		}
 	case "math/rand":
 		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") && name != "Seed" {

@@ -35,11 +35,13 @@ func shadow[T any](g *engine.G, p unsafe.Pointer, c chan T) *chans.Chan[T] {
 func adopt[T any](g *engine.G, p unsafe.Pointer, c chan T) *chans.Chan[T] {
 	s := chans.Make[T](cap(c))
 	g.SetShadow(p, c, s)
+	g.ShadowAdopted(p, callerLine())
 	for {
 		select {
 		case v, ok := <-c:
 			if !ok {
 				s.Close()
+				g.ShadowClosed(p)
 				return s
 			}
 			if cap(c) == 0 || s.Len() == cap(c) {
@@ -126,6 +128,7 @@ func Close[T any](c chan<- T) {
 	}
 	shadow(g, addr(c), both[chan<- T, T](c)).Close()
 	close(c)
+	g.ShadowClosed(addr(c))
 }
 
 // Len is len(c) for a channel that can receive.

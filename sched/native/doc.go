@@ -21,7 +21,25 @@
 // not rewritten (the standard library) sees it. A goroutine that is not
 // managed (started by code that is not rewritten) and that sends on a
 // channel the run has adopted is reported as a misuse, naming the channel:
-// the scheduler cannot see it.
+// the scheduler cannot see it. So is code that is not rewritten (a
+// dependency left out of -rewrite, a mock clock say) running on a goroutine
+// of the run and sending on, or closing, a channel of the run: when the run
+// is about to end deadlocked or leaking, a value in a channel's Go side, or
+// a close the run did not make, turns the report into a misuse naming the
+// channel's type, where the run first used it, and the -rewrite flag for
+// the module under test's dependencies that are not rewritten.
+//
+// # What the program sees of itself
+//
+// runtime.NumGoroutine and runtime.Stack become NumGoroutine and Stack:
+// inside a run they count and show the goroutines the program would have
+// in Go, those outside the run and the run's live ones, and never the
+// tool's (the goroutine that runs the run, the watchdog, a goroutine the
+// scheduler has seen exit and that the runtime has not yet let go of,
+// which under -race lingers a while). goleak and checks written by hand
+// that poll the count until the workers are gone see what go test shows;
+// goleak does so when it is rewritten (-rewrite=go.uber.org/goleak/...),
+// as it calls runtime.Stack itself.
 //
 // # Not covered
 //

@@ -229,7 +229,7 @@ func (t *T) prefix() string {
 
 func (t *T) fail(msg string) {
 	t.markFailed()
-	t.run.Error(t.prefix() + msg)
+	t.run.Error(t.prefix() + untrace(msg))
 }
 
 func (t *T) skipWith(msg string) {
