@@ -85,7 +85,11 @@ func Overlay(opts Options) (string, int, error) {
 	files := 0
 	done := map[string]bool{}
 	var errs []error
+	tested := testedPackages(listing)
 	for _, p := range pkgs {
+		if of := testOf(p.ID); of != "" && !tested[of] {
+			continue // a dependency's own tests, which go test does not build here
+		}
 		for _, e := range p.Errors {
 			errs = append(errs, e)
 		}
@@ -206,6 +210,32 @@ func targets(opts Options, pkgs []listed) ([]string, error) {
 	}
 	sort.Strings(list)
 	return list, nil
+}
+
+// testedPackages is the set of the packages whose tests go test builds:
+// those the listing has test variants for.
+func testedPackages(pkgs []listed) map[string]bool {
+	set := map[string]bool{}
+	for _, p := range pkgs {
+		if of := testOf(p.ImportPath); of != "" {
+			set[of] = true
+		}
+	}
+	return set
+}
+
+// testOf is, for the ID of a package built only for a test ("p [q.test]",
+// "p_test [q.test]", or the test's main "q.test"), the package q whose test
+// it is; "" for any other package.
+func testOf(id string) string {
+	if i := strings.Index(id, " ["); i >= 0 && strings.HasSuffix(id, "]") {
+		id = id[i+2 : len(id)-1]
+	}
+	q, _ := strings.CutSuffix(id, ".test")
+	if q == id {
+		return ""
+	}
+	return q
 }
 
 // toolPackage reports whether path is one of this tool's packages (its
