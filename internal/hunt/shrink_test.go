@@ -375,3 +375,112 @@ func TestShrinkShortensBytes(t *testing.T) {
 		t.Errorf("shrunk to %v, data %q; want %v and data \"a\"", res.Input.Recording.Values, res.Input.Recording.Data, want)
 	}
 }
+
+// shPick is the uid of the long tests' choices, as a random walk's.
+var shPick = entropy.MakeUID(entropy.KindChoice, entropy.KeyOf("shrink-test-pick"))
+
+// shSched runs a model of a scheduler's long run: k goroutines of steps
+// steps each, all runnable until done, and at every step a choice among
+// the runnable ones as a random walk draws it (0: the current one goes on;
+// else the others in ID order; Preemptions counts the switches away from
+// one that could go on). The run fails when goroutine victim is preempted
+// after its step at and another runs before it goes on: a lost update.
+// Every choice shifts where the goroutines are at the choices after it,
+// as in the scheduler.
+func shSched(k, steps, victim, at int) func(Input) Outcome {
+	return func(in Input) Outcome {
+		src := entropy.Replay(in.Recording)
+		out := Outcome{Size: Size{Goroutines: k}}
+		done := make([]int, k)
+		runnable := make([]int, k)
+		for i := range runnable {
+			runnable[i] = i
+		}
+		cur, window, othersRan := 0, false, false
+		for {
+			done[cur]++
+			out.Size.Steps++
+			switch {
+			case cur == victim && done[cur] == at:
+				window = true
+			case cur == victim && window:
+				if othersRan && out.Failure == nil {
+					out.Failure = &Failure{Kind: "test failed", Signature: "test failed at model.go:1", Message: "lost update"}
+				}
+				window = false
+			case window:
+				othersRan = true
+			}
+			i := slices.Index(runnable, cur)
+			goesOn := done[cur] < steps
+			if !goesOn {
+				runnable = slices.Delete(runnable, i, i+1)
+			}
+			if len(runnable) == 0 {
+				break
+			}
+			next := runnable[0]
+			if len(runnable) > 1 {
+				c := src.At(shPick.Key()).Choice(len(runnable))
+				switch {
+				case !goesOn:
+					next = runnable[c]
+				case c == 0:
+					next = cur
+				case c <= i:
+					next = runnable[c-1]
+				default:
+					next = runnable[c]
+				}
+			} else if goesOn {
+				next = cur
+			}
+			if goesOn && next != cur {
+				out.Size.Preemptions++
+			}
+			cur = next
+		}
+		out.Rec = src.Recording().Clone()
+		return out
+	}
+}
+
+// A failure found deep in a long random schedule (thousands of choices,
+// most of them preemptions) shrinks to the one preemption it needs, within
+// the default budget.
+// Regression (found by a user, fixed): failures of real suites, of
+// thousands of preemptions, did not shrink at all in 2,000 runs: the
+// passes tried one value at a time from the start, and spent the budget
+// on the first few hundred.
+func TestShrinkLongRecording(t *testing.T) {
+	run := shSched(50, 200, 30, 150)
+	for seed := range uint64(3) {
+		// A random walk that fails: the first seed from here whose draws do.
+		var in Input
+		var out Outcome
+		for s := seed * 1000; ; s++ {
+			in = Input{Strategy: engine.Random, Seed: s}
+			src := entropy.New(s)
+			vs := make([]entropy.Value, 10000)
+			for i := range vs {
+				vs[i] = entropy.Value{UID: shPick, V: src.Uint64()}
+			}
+			in.Recording = &entropy.Recording{Values: vs}
+			if out = run(in); out.Failure != nil {
+				break
+			}
+		}
+		c := shCounting{fn: run}
+		res := Shrink(ShrinkConfig{Time: time.Hour}, in, out, c.run)
+		t.Logf("seed %d: %v -> %v in %d runs", in.Seed, res.Before, res.After, res.Runs)
+		if res.After.Preemptions != 1 || res.Outcome.Failure == nil {
+			t.Errorf("seed %d: shrunk from %v to %v (%+v), want 1 preemption", in.Seed, res.Before, res.After, res.Outcome.Failure)
+		}
+		if res.Runs > 2000 || res.Runs != c.runs {
+			t.Errorf("seed %d: %d runs (reported %d), budget 2000", in.Seed, c.runs, res.Runs)
+		}
+		if again := run(res.Input); !reflect.DeepEqual(again, res.Outcome) {
+			t.Errorf("seed %d: the result does not run as its outcome says", in.Seed)
+		}
+	}
+}
