@@ -141,7 +141,7 @@ func runDebug(e *env, args []string) int {
 		return ExitFailure
 	}
 	var build []string
-	if *race {
+	if *race || slices.Contains(header.Options, "race=1") {
 		build = append(build, "-race")
 	}
 	if overlay != "" {

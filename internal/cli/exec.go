@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dstgo/dst/internal/gotest"
@@ -52,8 +53,8 @@ func runExec(e *env, args []string) int {
 	if overlay != "" {
 		argv = append(argv, overlay)
 	}
-	if *race {
-		argv = append(argv, "-race")
+	if *race || slices.Contains(h.Options, "race=1") {
+		argv = append(argv, "-race") // a data race is reported only by the detector
 	}
 	argv = append(argv, pkg, "-run="+gotest.RunPattern(h.Test), "-dst.trace="+path)
 	fmt.Fprintf(e.stderr, "dstreplay exec: running in %s: %s\n", cwd, commandLine("go", argv))

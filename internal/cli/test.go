@@ -101,6 +101,9 @@ func runTest(e *env, args []string) int {
 	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra), "DST_TEST_DIR="+dir)
+	if how := invocation(dir); how != "" {
+		cmd.Env = append(cmd.Env, envTool+"="+how) // for the commands reports print
+	}
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/atomicfile"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/internal/hunt"
@@ -207,8 +209,8 @@ func outerFailedReport(name string, o Options, x exploration) string {
 	return fmt.Sprintf("sched: %s was failed through its *testing.T in schedule %d (%s); the exploration stopped there.\n"+
 		"Inside the body, fail through the *schedtest.T it receives (t.Error, t.Fatal, ...), not the test's own t:\n"+
 		"then the scheduler reports which goroutine failed and where, shrinks the schedule and saves its trace.\n"+
-		"\nreproduce:\n  %s\n",
-		name, x.n, x.s.describe(x.res), reproduceLine(name, o, x.drawn()))
+		"\nreproduce:\n  %s\n%s",
+		name, x.n, x.s.describe(x.res), reproduce(name, o, x), toolNote())
 }
 
 // drawn is x's schedule as what its run drew: a hunt's input (its
@@ -269,26 +271,100 @@ func failureReport(name string, o Options, x exploration) string {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
-	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", reproduceLine(name, o, s))
+	line := reproduce(name, o, x)
+	fmt.Fprintf(&b, "\nreproduce:\n  %s\n", line)
 	if x.found0 != nil && x.found0.Recording == nil {
 		fmt.Fprintf(&b, "the schedule as found, before shrinking:\n  %s\n", reproduceLine(name, o, *x.found0))
 	}
 	switch {
 	case x.saved != "":
-		fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\nor read it (once: go get -tool github.com/dstgo/dst/cmd/dstreplay):\n  go tool dstreplay summary %s\n",
-			fromRoot(x.saved), traceLine(name, x.saved), shellWord(fromRoot(x.saved)))
+		read := "or read it:"
+		if _, known := tool(); !known {
+			read = "or read it (once: go get -tool github.com/dstgo/dst/cmd/dstreplay):"
+		}
+		if replay := traceLine(name, x.saved); replay != line {
+			fmt.Fprintf(&b, "\ntrace saved as %s; replay it:\n  %s\n%s\n", fromRoot(x.saved), replay, read)
+		} else {
+			fmt.Fprintf(&b, "\ntrace saved as %s (the line above replays it); %s\n", fromRoot(x.saved), read)
+		}
+		t, _ := tool()
+		fmt.Fprintf(&b, "  %s summary %s\n", t, shellWord(fromRoot(x.saved)))
 	case x.saveErr != nil:
 		fmt.Fprintf(&b, "\nthe trace could not be saved: %v\n", x.saveErr)
 	}
+	b.WriteString(toolNote())
 	return b.String()
+}
+
+// maxHandle bounds the -dst.replay handles a reproduce line holds: a
+// schedule of a thousand goroutines draws a handle of hundreds of
+// kilobytes, which no one reads or copies, and which the shell refuses
+// (Linux takes no argument over 128 KiB). A longer one is left in a file
+// that the line names.
+const maxHandle = 2048
+
+// reproduce is the command that runs exactly x's failing schedule: its
+// reproduceLine, or, when the schedule's handle is longer than maxHandle,
+// a line that replays its saved trace, else one that runs an input file
+// holding every value the run drew, written for it (inputFile).
+func reproduce(name string, o Options, x exploration) string {
+	s := x.drawn()
+	if s.Recording == nil || len(s.Recording.Handle()) <= maxHandle {
+		return reproduceLine(name, o, s)
+	}
+	if x.saved != "" {
+		return traceLine(name, x.saved)
+	}
+	rec := s.Recording
+	if x.res != nil && x.res.Recording != nil {
+		rec = x.res.Recording // the whole of what the run drew
+	}
+	path, err := inputFile(name, s, rec)
+	if err != nil {
+		return reproduceLine(name, o, s) + fmt.Sprintf("\n  (a handle of %d bytes, too long for a shell; it could not be written to a file: %v)",
+			len(s.Recording.Handle()), err)
+	}
+	args := goTest()
+	args = append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)), shellWord("-dst.input="+path))
+	if o.MaxSteps != engine.DefaultMaxSteps {
+		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
+	}
+	return strings.Join(args, " ")
+}
+
+// inputFile writes schedule s, with rec (every value its run drew, so that
+// -dst.input, which draws fresh values past a recording, draws none) as an
+// input file under the temporary directory, atomically, named by its
+// test and contents, and returns its absolute path.
+func inputFile(name string, s plan, rec *entropy.Recording) (string, error) {
+	in := s.Schedule
+	in.Recording, in.Seed, in.Then, in.SeedRecorded = rec, 0, false, false
+	b, err := in.MarshalText()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append([]byte(name+"\n"), b...))
+	dir := filepath.Join(os.TempDir(), "dst-inputs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+".input")
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path, atomicfile.WriteBytes(path, true, b)
 }
 
 // maxDrawsShown bounds the values drawn a report lists.
 const maxDrawsShown = 20
 
-// traceLine is a go test command that replays the trace file.
-func traceLine(name, file string) string {
-	args := goTest()
+// traceLine is a go test command that replays the trace file, run as
+// this test binary runs.
+func traceLine(name, file string) string { return replayLine(name, file, currentMode()) }
+
+// replayLine is the command that replays the trace file in mode m.
+func replayLine(name, file string, m mode) string {
+	args := m.command()
 	if dependencyUnderTest() != "" {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs
@@ -332,41 +408,80 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	return file, nil
 }
 
-// recordedBy is the name of the test that recorded the trace at path, or
-// "" when it cannot tell (replayFile then says why the file cannot be read).
-func recordedBy(path string) string {
+// recorded is the header and the outcome's kind of the trace at path, or
+// nil when it cannot tell (replayFile then says why the file cannot be
+// read).
+func recorded(path string) (*trace.Header, string) {
 	r, err := trace.OpenFile(path)
 	if err != nil {
-		return ""
+		return nil, ""
 	}
 	defer r.Close()
-	return r.Header.Test
+	kind := ""
+	if r.Outcome != nil {
+		kind = r.Outcome.Kind
+	}
+	return &r.Header, kind
+}
+
+// cannotReplay says why a trace recorded in mode rec, which ended in a
+// failure of kind, cannot replay in mode cur, or "". Plain go test runs
+// the code as written, which a trace of rewritten code does not describe;
+// only the race detector reports a data race. Other differences (code
+// rewritten now but not then, -race now but not then, other flags of
+// dstreplay test) may still replay: replayForTest then says it when the
+// trace no longer fails.
+func cannotReplay(rec, cur mode, kind string) string {
+	switch {
+	case rec.rewritten && !cur.rewritten:
+		return "was recorded under dstreplay test, which runs the code rewritten onto the scheduler; go test runs it as written, which cannot replay it"
+	case rec.race && !cur.race && kind == string(DataRace):
+		return "was recorded under -race, and its failure is a data race, which only the race detector reports"
+	}
+	return ""
 }
 
 // replayForTest replays a trace file in test t. A saved failure that still
 // fails fails t; one that passes is reported and left for the user to
 // delete. given says the file was named by -dst.trace: then passing is
-// reported too, and the exploration does not follow.
+// reported too, and the exploration does not follow. A trace this test
+// binary cannot replay (cannotReplay) is not replayed: given, it fails t
+// with the command that replays it; saved, t logs it, and -dst.prune keeps
+// it.
 func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 	t.Helper()
+	h, kind := recorded(path)
 	brk := 0
 	if given {
 		brk = flags.brk
-		if other := recordedBy(path); other != "" && other != t.Name() {
+		if h != nil && h.Test != "" && h.Test != t.Name() {
 			t.Fatalf("sched: -dst.trace=%s was recorded by %s, not by %s: run it with -run %s",
-				path, other, t.Name(), shellQuote(gotest.RunPattern(other)))
+				path, h.Test, t.Name(), shellQuote(gotest.RunPattern(h.Test)))
 		}
-	} else if other := recordedBy(path); other != "" && other != t.Name() {
+	} else if h != nil && h.Test != "" && h.Test != t.Name() {
 		// Another test's, where the names of older versions collided, or
 		// a file system that folds case does.
-		t.Logf("sched: %s was saved by %s, not by %s: not replayed", fromRoot(path), other, t.Name())
+		t.Logf("sched: %s was saved by %s, not by %s: not replayed", fromRoot(path), h.Test, t.Name())
 		return
 	}
-	res, err := replayFile(path, t.Name(), t, body, brk)
 	shown := path // as the user gave it, or from the module's root
 	if !given {
 		shown = fromRoot(path)
 	}
+	cur, rec := currentMode(), currentMode()
+	if h != nil {
+		rec = recordedMode(h)
+	}
+	if why := cannotReplay(rec, cur, kind); why != "" {
+		msg := fmt.Sprintf("sched: %s %s: replay it as it was recorded:\n  %s", shown, why, replayLine(t.Name(), path, rec))
+		if given {
+			t.Fatal(msg + "\n" + toolNote())
+		} else {
+			t.Logf("%s\n(a saved failure, not replayed by %s, nor deleted by -dst.prune)\n%s", msg, cur, toolNote())
+		}
+		return
+	}
+	res, err := replayFile(path, t.Name(), t, body, brk)
 	var d *trace.Divergence
 	switch {
 	case err != nil && !errors.As(err, &d):
@@ -382,6 +497,18 @@ func replayForTest(t *testing.T, path string, body func(*T), given bool) {
 			fmt.Fprintf(&b, "(a saved failure: delete %s once it is fixed)\n", shown)
 		}
 		t.Fatal(b.String())
+	case rec != cur:
+		// It may pass only for want of what it was recorded with.
+		how := "replays exactly and passes"
+		if d != nil {
+			how = fmt.Sprintf("passes, but it ran differently from its recording (%v)", d)
+		}
+		what := "the saved failure " + shown
+		if given {
+			what = shown
+		}
+		t.Logf("sched: %s %s under %s, but it was recorded under %s: replay it as it was recorded before deciding it is fixed:\n  %s\n%s",
+			what, how, cur, rec, replayLine(t.Name(), path, rec), toolNote())
 	case given && d != nil:
 		t.Logf("sched: %s no longer fails, but it ran differently from its recording: %v", shown, d)
 	case given:
@@ -445,18 +572,107 @@ func reproduceLine(name string, o Options, s plan) string {
 	return strings.Join(args, " ")
 }
 
-// goTest is the command that runs the test again, with -race if this run
-// has it: go test, or, for code that dstreplay test rewrote, the same
-// through dstreplay (plain go test would run the code as written).
-func goTest() []string {
-	args := []string{"go", "test"}
-	if v := os.Getenv("DST_REWRITTEN"); v != "" {
-		args = append([]string{"go", "tool", "dstreplay", "test"}, rewriteFlags(v)...)
+// goTest is the command that runs the test again, as this run does: go
+// test, or, for code that dstreplay test rewrote, the same through
+// dstreplay (plain go test would run the code as written), with -race if
+// this run has it.
+func goTest() []string { return currentMode().command() }
+
+// envTool is the environment variable in which dstreplay test says how it
+// was run, as words of a shell command ("go run
+// github.com/dstgo/dst/cmd/dstreplay@v1.2.0", the path of a dstreplay
+// binary, "go tool dstreplay"), for the commands a report prints.
+const envTool = "DST_TOOL"
+
+// tool is the command that runs dstreplay: as $DST_TOOL says (known), else
+// "go tool dstreplay", which needs dstreplay to be a tool of the module
+// (toolNote says so).
+func tool() (cmd string, known bool) {
+	if t := strings.TrimSpace(os.Getenv(envTool)); t != "" {
+		return t, true
 	}
-	if engine.RaceEnabled {
+	return "go tool dstreplay", false
+}
+
+// toolNote is the line a report ends with when its commands run dstreplay
+// as a tool of the module because nothing said how it was run, else "".
+func toolNote() string {
+	if _, known := tool(); known || !currentMode().rewritten {
+		return ""
+	}
+	return "(go tool dstreplay runs dstreplay as a tool of this module: once, go get -tool github.com/dstgo/dst/cmd/dstreplay; or run dstreplay as you ran dstreplay test)\n"
+}
+
+// mode is how a test binary runs the code under test: as written (go
+// test) or rewritten onto the scheduler by dstreplay test and its flags,
+// and with or without the race detector. A trace's header records it.
+type mode struct {
+	rewritten bool
+	wrap      bool   // dstreplay test -wrap
+	rewrite   string // dstreplay test -rewrite=...
+	race      bool
+}
+
+// currentMode is how this test binary runs.
+func currentMode() mode {
+	v := os.Getenv("DST_REWRITTEN")
+	m := mode{rewritten: v != "", race: engine.RaceEnabled}
+	for _, f := range rewriteFlags(v) {
+		switch name, value, _ := strings.Cut(f, "="); name {
+		case "-wrap":
+			m.wrap = true
+		case "-rewrite":
+			m.rewrite = value
+		}
+	}
+	return m
+}
+
+// recordedMode is how the test binary that wrote the trace header h ran.
+func recordedMode(h *trace.Header) mode {
+	var m mode
+	for _, o := range h.Options {
+		switch k, v, _ := strings.Cut(o, "="); k {
+		case "rewritten":
+			m.rewritten = v == "1"
+		case "rewritten.wrap":
+			m.wrap = v == "1"
+		case "rewritten.rewrite":
+			m.rewrite = v
+		case "race":
+			m.race = v == "1"
+		}
+	}
+	return m
+}
+
+// command is the go test command that runs tests in mode m.
+func (m mode) command() []string {
+	args := []string{"go", "test"}
+	if m.rewritten {
+		t, _ := tool()
+		args = []string{t, "test"}
+		if m.wrap {
+			args = append(args, "-wrap")
+		}
+		if m.rewrite != "" {
+			args = append(args, shellWord("-rewrite="+m.rewrite))
+		}
+	}
+	if m.race {
 		args = append(args, "-race")
 	}
 	return args
+}
+
+// String names the mode as the command that runs it: "go test -race",
+// "dstreplay test -wrap".
+func (m mode) String() string {
+	words := m.command()
+	if m.rewritten {
+		words[0] = "dstreplay"
+	}
+	return strings.Join(words, " ")
 }
 
 func shellQuote(s string) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
 )
@@ -187,6 +188,10 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 				h.Options = append(h.Options, "rewritten.rewrite="+value)
 			}
 		}
+	}
+	if engine.RaceEnabled {
+		// Under -race: a data race is reported only by the detector.
+		h.Options = append(h.Options, "race=1")
 	}
 	if o.FaultProbability != 0 {
 		h.Options = append(h.Options, fmt.Sprintf("faultprobability=%v", o.FaultProbability))
