@@ -21,15 +21,18 @@
 //     microseconds and double, never past the next deadline: a goroutine that
 //     polls while another sleeps sees the sleeper wake. Work by any goroutine
 //     (a lock taken, a value sent) stops it, so work never makes a deadline
-//     come early.
+//     come early. (A goroutine that polls by taking a lock to read a flag
+//     works, as far as the scheduler can tell: block or poll instead.)
 //   - While a goroutine sits in native work (a system call, a child process,
 //     code that is not rewritten), the clock advances by the real time it
-//     sat there, as the watchdog measures it, when it next reaches a
-//     scheduling point. The advance is recorded in the run's entropy, and a
-//     replay takes it from there.
+//     sat there, as the watchdog measures it (so not with the watchdog
+//     off), when it next reaches a scheduling point. The advance is
+//     recorded in the run's entropy, and a replay takes it from there.
 //   - time.Now in code that dstreplay test rewrites reads the clock as Go's
-//     reads the real one: each reading is 1 to 1000 ns after the one before.
-//     Now here is the clock's own instant.
+//     reads the real one: each reading is 1 to 100 ns after the one before,
+//     and 1 to 20 µs after the instant the clock jumped to if it moved since
+//     (a goroutine wakes some microseconds after its timer's deadline). Now
+//     here is the clock's own instant.
 //
 // Every advance is drawn from the run's entropy or recorded in it: a
 // recording replays exactly, and so does a seed, unless native work made

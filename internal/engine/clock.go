@@ -13,10 +13,11 @@ type clockState struct {
 	now          time.Duration // since cfg.Start
 	timers       []*Timer      // pending, as a heap
 	timerSeq     uint64
-	idleAdvances int    // clock advances since a goroutine last woke
-	readings     uint64 // the generator of the gaps between readings (Now); 0 until the first
-	spinState           // spin.go: time passing while goroutines poll
-	nativeState         // nativetime.go: time passing while a goroutine sits in native work
+	idleAdvances int           // clock advances since a goroutine last woke
+	readings     uint64        // the generator of the gaps between readings (Reading); 0 until the first
+	lastReading  time.Duration // now at the last reading
+	spinState                  // spin.go: time passing while goroutines poll
+	nativeState                // nativetime.go: time passing while a goroutine sits in native work
 }
 
 // Virtual time. A run's clock starts at Config.Start and moves forward only,
@@ -26,10 +27,12 @@ type clockState struct {
 //   - When no managed goroutine is runnable and a timer is pending, it jumps
 //     to the earliest deadline, and every timer due at that instant fires, in
 //     an order drawn from the entropy.
-//   - Each reading (G.Reading) is a little later than the one before, by 1 to
-//     1000 ns: in Go some time always passes between two calls of time.Now,
-//     and code written for real time relies on it (a deadline computed as
-//     now+d has passed once the clock reads now+d and anything after it).
+//   - Each reading (G.Reading, time.Now in rewritten code) is a little later
+//     than the one before, and a little later than the instant the clock
+//     jumped to if it moved since: in Go some time always passes between two
+//     calls of time.Now, and a goroutine wakes some microseconds after its
+//     timer's deadline, and code written for real time relies on it (a
+//     deadline computed as now+d has passed once a sleep of d is over).
 //   - While every runnable goroutine only polls (spin.go), time passes in
 //     growing steps, up to the next deadline, as it does in Go while code
 //     spins.
@@ -122,25 +125,41 @@ func (t *Timer) SetPeriod(d time.Duration, idle func(t *Timer) bool) {
 func (g *G) Now() time.Time { return g.run.cfg.Start.Add(g.run.now) }
 
 // Reading is the run's virtual time read as time.Now reads the real clock
-// (vtime.Now, and time.Now in rewritten code): each reading is later than
-// the one before, by 1 to 1000 ns that pass on the clock, so that timers
-// due meanwhile fire at the next scheduling point. The gaps come from a
-// generator seeded by one draw, at the run's first reading: a run that
-// reads the clock a million times records one value.
+// (time.Now in rewritten code): later than the previous reading by
+// readingGap, 1 to 100 ns, about what two calls of time.Now take in Go;
+// and, when the clock moved since the previous reading (a timer's deadline
+// came, goroutines spun, native work took time), later than where it moved
+// by a wake latency of 1 to 20 µs more, as a goroutine that a timer wakes
+// in Go reads the clock some microseconds after the deadline. So a reading
+// taken after waiting for d is at least d after a reading taken before,
+// whatever readings came between them, unless they are thousands. The time
+// passes on the clock, so that timers due meanwhile fire at the next
+// scheduling point. The gaps come from a generator seeded by one draw, at
+// the run's first reading: a run that reads the clock a million times
+// records one value.
 //
 //go:norace
 func (g *G) Reading() time.Time {
 	r := g.run
 	if g.tear == tearNone && !r.stopping {
-		r.now += r.readingGap()
+		r.now += r.readingGap(r.now != r.lastReading)
+		r.lastReading = r.now
 	}
 	return r.cfg.Start.Add(r.now)
 }
 
-// readingGap is the time between two readings of the clock.
+// The time between two readings, and the wake latency (see Reading).
+const (
+	readingGapMax  = 100 * time.Nanosecond
+	readingWakeMin = time.Microsecond
+	readingWakeMax = 20 * time.Microsecond
+)
+
+// readingGap is the time between two readings of the clock, with a wake
+// latency when the clock moved since the previous one.
 //
 //go:norace
-func (r *Run) readingGap() time.Duration {
+func (r *Run) readingGap(moved bool) time.Duration {
 	x := r.readings
 	if x == 0 {
 		x = r.src.At(keyReadings).Uint64() | 1 // xorshift's state is never 0
@@ -149,7 +168,11 @@ func (r *Run) readingGap() time.Duration {
 	x ^= x >> 7
 	x ^= x << 17
 	r.readings = x
-	return time.Duration(1 + (x>>32)%1000)
+	d := 1 + time.Duration(x>>32)%readingGapMax
+	if moved {
+		d += readingWakeMin + time.Duration(uint32(x))%(readingWakeMax-readingWakeMin+1)
+	}
+	return d
 }
 
 // Arm makes t fire d from now (at once, at the next scheduling point, if d

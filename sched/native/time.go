@@ -15,12 +15,14 @@ import (
 // the run's timer standing for it.
 
 // Now is time.Now. Inside a run it reads the virtual clock as time.Now
-// reads the real one: each reading is later than the one before (by 1 to
-// 1000 ns drawn from the run's entropy, which pass on the clock), so that
-// code written for real time, which relies on some time passing between two
-// readings (a deadline computed as now+d has passed once the clock reaches
-// it and anything runs), behaves as it does in Go. vtime.Now, for code
-// written for the scheduler, is the clock's exact instant.
+// reads the real one (engine.G.Reading): each reading is later than the one
+// before, by 1 to 100 ns, and 1 to 20 µs later than the instant the clock
+// jumped to if it moved since (the latency of a goroutine a timer wakes),
+// drawn from the run's entropy and passing on the clock; so code written
+// for real time, which relies on time passing between two readings (a
+// deadline computed as now+d has passed once a sleep of d is over),
+// behaves as it does in Go. vtime.Now, for code written for the scheduler,
+// is the clock's exact instant.
 func Now() time.Time {
 	if g := engine.Current(); g != nil {
 		return g.Reading()

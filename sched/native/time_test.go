@@ -52,6 +52,7 @@ func run(t *testing.T, body func(*schedtest.T), strategies ...string) {
 //
 //	a, b := time.Now(), time.Now()
 //	expiry := time.Now().Add(d); time.Sleep(d); expiry.Before(time.Now())
+//	tick := time.NewTicker(5 * time.Millisecond); start := time.Now(); <-tick.C; <-tick.C; time.Since(start) >= 10*time.Millisecond
 func TestNowReadingsIncrease(t *testing.T) {
 	run(t, func(t *schedtest.T) {
 		prev := native.Now()
@@ -77,6 +78,16 @@ func TestNowReadingsIncrease(t *testing.T) {
 		if d := native.Until(expiry); d >= 0 {
 			t.Errorf("time.Until(expiry) = %v after it", d)
 		}
+		// A reading after waiting for two ticks is at least two periods
+		// after one taken once the ticker started (Go's timers wake late).
+		tick := native.NewTicker(5 * time.Millisecond)
+		start := native.Now()
+		native.Recv(tick.C)
+		native.Recv(tick.C)
+		if d := native.Since(start); d < 10*time.Millisecond {
+			t.Errorf("two ticks of 5ms took %v", d)
+		}
+		native.TickerStop(tick)
 	})
 }
 
