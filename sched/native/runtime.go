@@ -68,18 +68,23 @@ func runGoroutines(g *engine.G) map[int64]engine.Goroutine {
 	return ours
 }
 
-// Stack is runtime.Stack. Inside a run, with all set, the dump holds the
-// goroutines the program would have in Go: those outside the run that are
-// not the tool's, and the run's live goroutines, each with the state Go
-// would show (chan receive, select, sync.Mutex.Lock, ...) and without the
-// scheduler's frames above the code that blocked and below the function
-// the goroutine runs. A goroutine of the run that has not yet reached the
-// code it runs shows no frame; one that has not had a turn at all, no
-// runtime id either: it is numbered from 1<<40 by its number in the run.
+// Stack is runtime.Stack. Inside a run the calling goroutine's stack ends
+// at the function it runs, as in Go, not in the scheduler; with all set,
+// the dump holds the goroutines the program would have in Go: those outside
+// the run that are not the tool's, and the run's live goroutines, each with
+// the state Go would show (chan receive, select, sync.Mutex.Lock, ...) and
+// without the scheduler's frames above the code that blocked and below the
+// function the goroutine runs. A goroutine of the run that has not yet
+// reached the code it runs shows no frame; one that has not had a turn at
+// all, no runtime id either: it is numbered from 1<<40 by its number in the
+// run.
 func Stack(buf []byte, all bool) int {
 	g := engine.Current()
-	if g == nil || !all {
+	if g == nil {
 		return runtime.Stack(buf, all)
+	}
+	if !all {
+		return copy(buf, ownStack())
 	}
 	me, _ := goroutineID()
 	ours := runGoroutines(g)
@@ -114,6 +119,26 @@ func Stack(buf []byte, all bool) int {
 		}
 	}
 	return copy(buf, b.String())
+}
+
+// ownStack is the calling goroutine's stack as Go would show it, without
+// the scheduler's frames below the function it runs.
+func ownStack() string {
+	buf := make([]byte, 16<<10)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	s := splitDump(buf)
+	if len(s) == 0 {
+		return string(buf)
+	}
+	s[0].trim()
+	return s[0].String()
 }
 
 // goroutineID is the calling goroutine's id, read from its own stack's

@@ -23,7 +23,8 @@ func worker(started chan<- bool, release <-chan struct{}, done chan<- bool) {
 // for each that has exited, as soon as the scheduler has seen it exit
 // (under -race a goroutine of the run lingers a while in the runtime after
 // that: a test that polls NumGoroutine until its workers are gone would
-// otherwise see one too many). Stack(all) holds as many goroutines, each
+// otherwise see one too many). Stack(false) is the body's own stack, ending
+// at its function. Stack(all) holds as many goroutines as NumGoroutine, each
 // worker as Go shows it: its state (blocked in chan receive, or runnable
 // if it has not reached the receive yet), and its own function on top.
 func TestNumGoroutineInsideARun(t *testing.T) {
@@ -58,6 +59,11 @@ func TestNumGoroutineInsideARun(t *testing.T) {
 			if strings.Contains(dump, tool) {
 				st.Errorf("Stack(all) shows the tool's frames (%s):\n%s", tool, dump)
 			}
+		}
+		own := string(buf[:native.Stack(buf, false)])
+		if !strings.Contains(own, " [running]:\ngithub.com/dstgo/dst/sched/native_test.TestNumGoroutineInsideARun.func1(") ||
+			strings.Contains(own, "internal/engine.") || strings.Contains(own, "sched/schedtest.") {
+			st.Errorf("Stack(false) is not the body's own stack as Go shows it:\n%s", own)
 		}
 		native.Close(release)
 		for range 10 {
