@@ -143,6 +143,24 @@ func TestRealModules(t *testing.T) {
 	}
 
 	var results []*realResult
+	// write puts the table and the results so far into DST_REAL_OUT, after
+	// every module: a run stopped midway keeps what it measured.
+	write := func() {
+		if out == "" {
+			return
+		}
+		if err := os.WriteFile(out, []byte(realTable(results, iters, commit)), 0o644); err != nil {
+			t.Error(err)
+		}
+		b, _ := json.MarshalIndent(struct {
+			Commit  string
+			Iters   int
+			Modules []*realResult
+		}{commit, iters, results}, "", "  ")
+		if err := os.WriteFile(out+".json", b, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	for _, m := range mods {
 		r := &realResult{Module: m.path, Pinned: m.version, Kind: m.kind}
 		results = append(results, r)
@@ -167,23 +185,11 @@ func TestRealModules(t *testing.T) {
 				}
 			}
 		})
+		write()
 	}
 
 	table := realTable(results, iters, commit)
 	t.Logf("dstreplay test -wrap at %d schedules per test (commit %s):\n%s", iters, commit, table)
-	if out != "" {
-		if err := os.WriteFile(out, []byte(table), 0o644); err != nil {
-			t.Error(err)
-		}
-		b, _ := json.MarshalIndent(struct {
-			Commit  string
-			Iters   int
-			Modules []*realResult
-		}{commit, iters, results}, "", "  ")
-		if err := os.WriteFile(out+".json", b, 0o644); err != nil {
-			t.Error(err)
-		}
-	}
 }
 
 // realResult is what TestRealModules measured of one module.
