@@ -104,9 +104,8 @@ func (wg *WaitGroup) add(g *engine.G, delta int, op engine.Op) {
 		engine.RaceReleaseMerge(unsafe.Pointer(wg))
 	}
 	wg.count += int64(delta)
-	if delta > 0 && wg.count == int64(delta) {
-		// As sync.WaitGroup: the first Add must happen before Wait.
-		engine.RaceRead(unsafe.Pointer(&wg.waiters))
+	if engine.RaceEnabled && delta > 0 && wg.count == int64(delta) {
+		wg.raceFirstAdd()
 	}
 	if wg.count < 0 {
 		panic("sync: negative WaitGroup counter")
@@ -124,8 +123,8 @@ func (wg *WaitGroup) wait(g *engine.G) {
 		engine.RaceAcquire(unsafe.Pointer(wg))
 		return
 	}
-	if wg.waiters.Len() == 0 {
-		engine.RaceWrite(unsafe.Pointer(&wg.waiters))
+	if engine.RaceEnabled && wg.waiters.Len() == 0 {
+		wg.raceFirstWait()
 	}
 	wg.waiters.Wait(g, engine.OpWaitGroupWait, &wg.obj)
 	if wg.count != 0 {
@@ -133,3 +132,17 @@ func (wg *WaitGroup) wait(g *engine.G) {
 	}
 	engine.RaceAcquire(unsafe.Pointer(wg))
 }
+
+// sync.WaitGroup's race checks, which the scheduler keeps: the Add that
+// starts from a zero counter reads, and the first Wait to block writes, the
+// same word, so that the race detector reports an Add not ordered before
+// Wait (or a reused WaitGroup's Add not ordered after the previous Wait
+// returned) as it does under go test -race. They are functions of their
+// own, not norace, so that the race report's stacks show WaitGroup's add and
+// wait, which the engine names in its report (internal/engine/datarace.go).
+
+//go:noinline
+func (wg *WaitGroup) raceFirstAdd() { engine.RaceRead(unsafe.Pointer(&wg.waiters)) }
+
+//go:noinline
+func (wg *WaitGroup) raceFirstWait() { engine.RaceWrite(unsafe.Pointer(&wg.waiters)) }

@@ -94,6 +94,7 @@ func newRaceReports() string {
 // raceAccess is one of the two accesses of a race report.
 type raceAccess struct {
 	what      string    // "write", "read", "atomic write", ...
+	op        string    // the shim's check that made the access ("WaitGroup.Add"), if one did
 	tid       string    // the detector's id of the goroutine, which is not the runtime's
 	at        *Location // the user's frame that accessed
 	createdAt *Location // the user's frame that started the goroutine; nil for the test body
@@ -118,13 +119,36 @@ func parseRace(text string) []raceAccess {
 			continue
 		}
 		if m := raceAccessLine.FindStringSubmatch(head); m != nil {
-			out = append(out, raceAccess{what: strings.ToLower(m[1]), tid: m[2], at: at})
+			out = append(out, raceAccess{what: strings.ToLower(m[1]), op: shimCheck(rest), tid: m[2], at: at})
 		}
 	}
 	for i := range out {
 		out[i].createdAt = created[out[i].tid]
 	}
 	return out
+}
+
+// shimChecks are the accesses shims report to the race detector themselves,
+// by the frame that reports them, as sync does for its types: the first Add
+// from a zero counter reads, the first Wait to block writes, so that an Add
+// not ordered before Wait races (sched/waitgroup.go).
+var shimChecks = map[string]string{
+	modulePath + "/sched.(*WaitGroup).add":  "WaitGroup.Add",
+	modulePath + "/sched.(*WaitGroup).wait": "WaitGroup.Wait",
+}
+
+// shimCheck names the shim's check that made an access, from its stack in
+// a race report: a runtime.raceread or racewrite called by a shim.
+func shimCheck(stack string) string {
+	lines := strings.Split(stack, "\n")
+	if len(lines) < 3 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "runtime.race") {
+		return ""
+	}
+	fn := strings.TrimSpace(lines[2])
+	if i := strings.LastIndexByte(fn, '('); i > 0 {
+		fn = fn[:i]
+	}
+	return shimChecks[fn]
 }
 
 // firstUserLine is the first frame of the user's in a race report's stack,
@@ -169,7 +193,10 @@ func (r *Run) whoRaced(a raceAccess, not int) (string, int) {
 // noteRace, under -race, looks at g's scheduling point for a race the
 // detector reported since the last one: g made the racy access, in the
 // code it ran since its last point (the other goroutines were parked). The
-// first is recorded as a fail event of g's, and kept for the failure.
+// first is recorded as a fail event of g's, and kept for the failure, with
+// whether the run had already failed another way. Races in the deferred
+// calls of goroutines torn down after the run's end are not the run's: Go
+// would never have run them.
 //
 //go:norace
 func (r *Run) noteRace(g *G) {
@@ -178,10 +205,11 @@ func (r *Run) noteRace(g *G) {
 		return
 	}
 	r.racesSeen = n
-	if r.raceG != 0 {
+	if r.raceG != 0 || g.tear != tearNone || r.ended.Load() != 0 {
 		return
 	}
 	r.raceG, r.raceText = g.ID, newRaceReports()
+	r.raceLate = r.pending != nil || r.failure != nil
 	if r.tr != nil {
 		e := r.event(event.KindFail, g)
 		e.Text = "data race"
@@ -190,6 +218,52 @@ func (r *Run) noteRace(g *G) {
 		}
 		r.record(e)
 	}
+}
+
+// withRace is the failure of a run during which the race detector reported
+// n races, and which failed as other says (nil if it did not otherwise).
+//
+// A race is a finding of its own whatever else fails: the run fails as a
+// data race (shrunk, saved and replayed as one), and the other failure (a
+// leak the code has too, a panic the race led to) is part of its report,
+// before or after the race as it happened. Two kinds keep theirs, since
+// neither can be re-executed (a watchdog abandons a goroutine, an escape
+// runs outside the scheduler): the race is then part of their report. A race
+// reported only after the run's end, while its goroutines were unwound, is
+// not the run's: the report says so, not to leave the detector's text
+// unexplained.
+//
+//go:norace
+func (r *Run) withRace(n int, other *Failure) *Failure {
+	if other == nil {
+		return r.raceFailure(n)
+	}
+	if r.raceG == 0 {
+		other.Stack = joinReport(other.Stack, fmt.Sprintf("note: the race detector reported %d race(s) after this run had ended, "+
+			"in code Go would not have run (the deferred calls of goroutines the run unwound): not a finding; its report is on stderr", n))
+		return other
+	}
+	race := r.raceFailure(n)
+	if other.Kind == Watchdog || other.Kind == Escape {
+		other.Stack = joinReport(other.Stack, "the race detector also reported a race in this run: "+race.Message+"\n\n"+race.Stack)
+		return other
+	}
+	when := "after the race, the run also failed: "
+	if r.raceLate {
+		when = "the race came after the run had failed: "
+	}
+	race.Stack = joinReport(race.Stack, when+other.Message)
+	race.Stack = joinReport(race.Stack, other.Stack)
+	race.Goroutines, race.Step = other.Goroutines, other.Step
+	return race
+}
+
+// joinReport appends a paragraph to a failure's report text.
+func joinReport(text, more string) string {
+	if text = strings.TrimRight(text, "\n"); text == "" || more == "" {
+		return text + more
+	}
+	return text + "\n\n" + more
 }
 
 // raceFailure is the failure of a run during which the race detector
@@ -205,6 +279,7 @@ func (r *Run) raceFailure(n int) *Failure {
 		return f
 	}
 	var parts, ps []string
+	shim := ""
 	for i, a := range acc {
 		not := 0 // another goroutine's access than the first: not the first's goroutine
 		if i > 0 && a.tid != acc[0].tid {
@@ -220,6 +295,10 @@ func (r *Run) raceFailure(n int) *Failure {
 			f.G = id
 		}
 		what := strings.TrimPrefix(a.what, "previous ")
+		if a.op != "" {
+			what, shim = a.op, a.op
+		}
+		ps = append(ps, what+" "+shortLoc(a.at))
 		if i > 0 {
 			what = "an earlier " + what
 		}
@@ -228,9 +307,12 @@ func (r *Run) raceFailure(n int) *Failure {
 			where = a.at.String()
 		}
 		parts = append(parts, fmt.Sprintf("%s at %s by %s", what, where, who))
-		ps = append(ps, strings.TrimPrefix(a.what, "previous ")+" "+shortLoc(a.at))
 	}
 	f.Message = "data race: " + strings.Join(parts, ", and ")
+	if strings.HasPrefix(shim, "WaitGroup.") {
+		f.Message += " (sync.WaitGroup's own race check, as under go test -race: an Add that starts from a zero counter " +
+			"must happen before Wait, and on a reused WaitGroup after the previous Wait has returned)"
+	}
 	f.Place = places(ps)
 	_, report, _ := strings.Cut(text, "WARNING: DATA RACE\n")
 	report, _, _ = strings.Cut(report, "\n==================")

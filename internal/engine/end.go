@@ -43,10 +43,12 @@ type endState struct {
 
 	// Under -race: the race detector's count of races when the running
 	// goroutine last reached a scheduling point, the goroutine that made
-	// the first racy access, and the report.
+	// the first racy access, the report, and whether the run had already
+	// failed another way then (datarace.go).
 	racesSeen int
 	raceG     int
 	raceText  string
+	raceLate  bool
 }
 
 // Who claimed the end of a run (Run.ended).

@@ -239,8 +239,8 @@ func Execute(cfg Config, body func()) *Outcome {
 	case n == own && r.failure == nil && !r.stoodIn:
 		runLabels.Put(r.label) // no goroutine but the run's own ever carried it, and they are gone
 	}
-	if n := raceErrors() - races; n > 0 && r.failure == nil {
-		r.failure = r.raceFailure(n)
+	if n := raceErrors() - races; n > 0 {
+		r.failure = r.withRace(n, r.failure)
 	}
 	return &Outcome{
 		Failure:     r.failure,
