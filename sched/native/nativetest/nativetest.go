@@ -39,6 +39,7 @@ type T struct {
 	// (see the norace accessors).
 	failed, skipped, parallel bool
 	exiting                   bool // SkipNow's unwinding is under way
+	done                      bool // the function, its subtests and its cleanups have returned
 	skipMsg                   string
 	subNames                  map[string]int
 	cleanups                  []func()
@@ -110,6 +111,7 @@ func (t *T) finish() {
 	for f := t.popCleanup(); f != nil; f = t.popCleanup() {
 		f()
 	}
+	t.setDone()
 	switch {
 	case t.parent == nil:
 	case t.isParallel():
@@ -158,17 +160,24 @@ func (t *T) Name() string { return t.name }
 // a failure it reports is placed at its caller's line.
 func (t *T) Helper() { t.run.Helper() }
 
-// Log and Logf keep their output for the failing run's report.
-func (t *T) Log(args ...any)                 { t.run.Log(t.prefix() + sprintln(args...)) }
-func (t *T) Logf(format string, args ...any) { t.run.Log(t.prefix() + fmt.Sprintf(format, args...)) }
+// Log and Logf keep their output for the failing run's report. As in go
+// test, a test that has completed logs to its closest parent that has not,
+// and a Log once the test and all its parents have completed panics: "Log
+// in goroutine after TestX has completed: ...", which fails the run where
+// it was called.
+func (t *T) Log(args ...any)                 { t.log(sprintln(args...)) }
+func (t *T) Logf(format string, args ...any) { t.log(fmt.Sprintf(format, args...)) }
 
 // Error, Errorf and Fail mark the test and the run failed; the run goes on.
+// As in go test, Fail (and Error, Fatal, FailNow, which call it) after the
+// test has completed panics: "Fail in goroutine after TestX has completed".
 func (t *T) Error(args ...any)                 { t.fail(sprintln(args...)) }
 func (t *T) Errorf(format string, args ...any) { t.fail(fmt.Sprintf(format, args...)) }
-func (t *T) Fail()                             { t.fail("test marked failed") }
+func (t *T) Fail()                             { t.fail("") }
 
 // FailNow, Fatal and Fatalf fail the run and stop it.
 func (t *T) FailNow() {
+	t.checkFail()
 	t.markFailed()
 	t.run.FailNow()
 }
@@ -210,13 +219,23 @@ func (t *T) Context() context.Context {
 	return ctx
 }
 
-// Output returns a writer whose lines go to the test's log.
-func (t *T) Output() io.Writer { return logWriter{t} }
+// Output returns a writer whose lines go to the test's log. As in go test,
+// Output, or a Write to its writer, once the test and all its parents have
+// completed panics.
+func (t *T) Output() io.Writer {
+	if t.destination() == nil {
+		panic("Output called after " + t.name + " has completed")
+	}
+	return logWriter{t}
+}
 
 type logWriter struct{ t *T }
 
 func (w logWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimSuffix(string(p), "\n"))
+	if w.t.destination() == nil {
+		panic("Write called after " + w.t.name + " has completed")
+	}
+	w.t.log(strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
 }
 
@@ -227,9 +246,41 @@ func (t *T) prefix() string {
 	return t.name + ": "
 }
 
+// log keeps msg for the run's report, as testing.common.log writes it: to
+// t's output, or its closest parent's that has not completed; a panic if
+// none is left.
+func (t *T) log(msg string) {
+	if t.destination() == nil {
+		panic("Log in goroutine after " + t.name + " has completed: " + msg)
+	}
+	t.run.Log(t.prefix() + msg)
+}
+
+// fail is Error's msg (Fail's if ""): it marks t and its parents failed
+// and fails the run with msg, after go test's checks, as Error is Log then
+// Fail there.
 func (t *T) fail(msg string) {
+	if msg != "" && t.destination() == nil {
+		panic("Log in goroutine after " + t.name + " has completed: " + msg)
+	}
+	t.checkFail()
+	if msg == "" {
+		msg = "test marked failed"
+	}
 	t.markFailed()
 	t.run.Error(t.prefix() + untrace(msg))
+}
+
+// checkFail panics as testing.common.Fail does when a test has completed:
+// it fails the parents first, so the outermost test that has completed is
+// the one named.
+func (t *T) checkFail() {
+	if t.parent != nil {
+		t.parent.checkFail()
+	}
+	if t.isDone() {
+		panic("Fail in goroutine after " + t.name + " has completed")
+	}
 }
 
 func (t *T) skipWith(msg string) {
@@ -254,6 +305,25 @@ func (t *T) markFailed() {
 
 //go:norace
 func (t *T) isFailed() bool { return t.failed }
+
+//go:norace
+func (t *T) isDone() bool { return t.done }
+
+//go:norace
+func (t *T) setDone() { t.done = true }
+
+// destination is the test a log of t's goes to, as go test's: t if it has
+// not completed, else its closest parent that has not; nil if none.
+//
+//go:norace
+func (t *T) destination() *T {
+	for p := t; p != nil; p = p.parent {
+		if !p.done {
+			return p
+		}
+	}
+	return nil
+}
 
 //go:norace
 func (t *T) isSkipped() bool { return t.skipped }
