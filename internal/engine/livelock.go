@@ -28,9 +28,10 @@ import (
 // tell, not spinning: only the step bound (Config.MaxSteps) stops it. The
 // step bound is the last resort; it reports a livelock when the run made
 // no progress for the window before it (or none but goroutines woken by
-// timers: spinners beside a ticker), and a run that went on too long
-// otherwise (StepBound). Neither depends on the wall clock: the same
-// schedule ends the same way at the same step.
+// timers: spinners beside a ticker) while its goroutines spun, and a run
+// that went on too long otherwise (StepBound), whether it kept making
+// progress or worked without it. Neither depends on the wall clock: the
+// same schedule ends the same way at the same step.
 //
 // After the body returns, the goroutines it left behind have a budget to
 // finish: they may exit or block for good (the leak oracle then names
@@ -176,13 +177,25 @@ func (r *Run) checkBounds(g *G) {
 // boundFailure is the failure of a run that reached the step bound: a
 // livelock if it made no progress for the window before it (or half the
 // bound, when the bound is smaller than the window), or none but timers
-// waking goroutines (spinners beside a ticker), else a run that went on
-// too long.
+// waking goroutines (spinners beside a ticker), while its goroutines spun;
+// else a run that went on too long (StepBound), making progress or
+// working without it.
 //
 //go:norace
 func (r *Run) boundFailure(quiet, w int) *Failure {
-	if long := min(w, r.cfg.MaxSteps/2); quiet >= long || r.steps-r.workAt >= long {
-		return r.livelockFailure(r.steps-r.workAt, true)
+	long := min(w, r.cfg.MaxSteps/2)
+	stuck := r.steps - r.workAt
+	spinning := r.spins*spinShare >= quiet
+	switch {
+	case (quiet >= long || stuck >= long) && spinning:
+		return r.livelockFailure(stuck, true)
+	case stuck >= long:
+		return &Failure{Kind: StepBound, Place: r.placesOf("running", false), Message: fmt.Sprintf(
+			"step bound: the run reached %d scheduling points without ending, and made no progress in its last %d "+
+				"(no goroutine blocked and was woken, started or exited) while %d goroutine(s) kept running without "+
+				"yielding or polling: a loop that computes for ever or busy-waits on memory without yielding, or more "+
+				"work than the bound (raise it with -dst.maxsteps)",
+			r.cfg.MaxSteps, stuck, len(r.runnable))}
 	}
 	// No place: which goroutines can run at the bound is chance, in a run
 	// that keeps blocking and waking.
@@ -310,7 +323,10 @@ func (r *Run) placesOf(doing string, blocked bool) string {
 //go:norace
 func (r *Run) stacksByID() map[int64]string {
 	r.reporting.Store(true)
-	defer r.reporting.Store(false)
+	defer func() {
+		r.progress++ // the watchdog measures from here, not from before
+		r.reporting.Store(false)
+	}()
 	stacks := map[int64]string{}
 	for _, s := range splitStacks(allStacks()) {
 		stacks[s.id] = s.text

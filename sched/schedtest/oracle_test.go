@@ -860,6 +860,22 @@ func TestEndlessProgressReachesStepBound(t *testing.T) {
 		wg.Wait()
 	})
 	wantFailure(t, res, schedtest.StepBound, "step bound: the run reached 20000 scheduling points without ending, though it kept making progress")
+	// Work past the bound without progress, but without spinning either
+	// (no Yield, no poll that finds nothing), is not a livelock.
+	res = run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, func(t *schedtest.T) {
+		var mu sched.Mutex
+		var wg sched.WaitGroup
+		n := 0
+		wg.Go(func() {
+			for range 200_000 {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		})
+		wg.Wait()
+	})
+	wantFailure(t, res, schedtest.StepBound, "made no progress in its last", "kept running without yielding or polling")
 }
 
 // Goroutines that spin beside a ticker whose ticks wake another goroutine
