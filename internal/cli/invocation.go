@@ -54,12 +54,15 @@ func invocationOf(exe string, bi *debug.BuildInfo, dir string) string {
 	}
 	cmd := dstModule + "/cmd/dstreplay"
 	switch v := bi.Main.Version; {
+	case bi.Main.Path != "" && namesTool(dir, cmd):
+		// First: go tool builds a tool with the version the module
+		// requires as its main module's, which may be a replaced v0.0.0
+		// that go run ...@version cannot fetch.
+		return "go tool dstreplay"
 	case bi.Main.Path == dstModule && v != "" && v != "(devel)":
 		return "go run " + cmd + "@" + v
 	case bi.Main.Path == dstModule:
 		return "go run " + cmd // inside dstreplay's own module
-	case bi.Main.Path != "" && namesTool(dir, cmd):
-		return "go tool dstreplay"
 	case bi.Main.Path != "":
 		return "go run " + cmd
 	}
