@@ -81,11 +81,8 @@ func (f *Failure) Report() string {
 			b.WriteString("\n  ")
 			b.WriteString(g.String())
 		}
-		fmt.Fprintf(&b, "\n\nnote: the run ended with %d goroutine(s) in the middle of their work, where Go would "+
-			"have ended the test binary or left them running; they were unwound with their deferred calls, but what "+
-			"they left in package-level state (a global pool, cache, registry or counter) stays as it was, and a test "+
-			"that runs after this one in the same process may fail because of it: run such a test alone (-run) "+
-			"before trusting its failure", len(f.Goroutines))
+		fmt.Fprintf(&b, "\n\nnote: the %d goroutine(s) above were unwound (their deferred calls ran); package-level "+
+			"state they changed stays, and may fail a test that runs after this one in the same process", len(f.Goroutines))
 	}
 	return b.String()
 }
