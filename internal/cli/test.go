@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dstgo/dst/internal/rewrite"
@@ -98,6 +99,9 @@ func runTest(e *env, args []string) int {
 		return ExitOK
 	}
 	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", n, path)
+	if note := raceNote(rest); note != "" {
+		fmt.Fprintf(e.stderr, "dstreplay test: %s\n", note)
+	}
 	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra), "DST_TEST_DIR="+dir)
@@ -113,6 +117,31 @@ func runTest(e *env, args []string) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// raceNote is what dstreplay test says of data races given go test's
+// arguments: that they are not checked, unless -race is among them. -race
+// is not the default: a lock removed from a map update is found by the race
+// detector alone, but the detector makes a suite take several times as long
+// (about 5 times the test time on the examples and golang.org/x/sync), so
+// the user is told, once per command (and each test says it with -v).
+func raceNote(args []string) string {
+	race := false
+	for _, a := range args {
+		if a == "--" || a == "-args" || a == "--args" {
+			break
+		}
+		if name, hasValue := flagName(a); name == "race" {
+			race = true
+			if hasValue {
+				race, _ = strconv.ParseBool(a[strings.IndexByte(a, '=')+1:])
+			}
+		}
+	}
+	if race {
+		return ""
+	}
+	return "data races are not checked: add -race to check them (it takes several times as long)"
 }
 
 // splitTestArgs picks the package patterns out of go test's arguments, and

@@ -24,3 +24,7 @@ func RaceWrite(addr unsafe.Pointer) { runtime.RaceWrite(addr) }
 
 // raceErrors is how many races the race detector has reported so far.
 func raceErrors() int { return runtime.RaceErrors() }
+
+// RaceErrors is how many races the race detector has reported in this
+// process so far.
+func RaceErrors() int { return runtime.RaceErrors() }

@@ -1,9 +1,13 @@
 package schedtest
 
 import (
+	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,18 +43,168 @@ func raceInChild(t *testing.T, o Options, x exploration) (report string, ok bool
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
 	out, _ := cmd.CombinedOutput()
-	return childReport(string(out))
+	return childReport(string(out), DataRace)
 }
 
-// childReport takes the scheduler's report of a data race out of a child
-// test binary's output, without go test's indentation.
-func childReport(out string) (string, bool) {
+// raceElsewhere explores t in a child process of the test binary when this
+// process's race detector may no longer report the races it would find:
+// it reports each race once per process (once per pair of stacks, once per
+// address), so after it has reported one, a schedule that races the same
+// way again here passes, as the second and later runs of go test -race
+// -count=N do on the same bug. The child's detector reports every race
+// (engine.RaceEnv); t takes its verdict: its report if it failed, a skip if
+// it skipped. It returns false, to explore here, when nothing was reported
+// yet in this process, when the detector already reports every race, or
+// when the child could not be started (a note says races may then be
+// missed). Without -race it notes, once per test, that races were not
+// checked.
+//
+// A child costs one start of the test binary (tens of milliseconds), paid
+// only by the tests that run after a race was reported in the process.
+func raceElsewhere(t *testing.T, o Options) bool {
+	t.Helper()
+	if o.isWorker {
+		return false // a hunt's worker: its detector reports every race (RaceEnv)
+	}
+	if !engine.RaceEnabled {
+		// A race between goroutines that never meet at a scheduling point
+		// inside their critical section (a lock removed from a map
+		// update) is found by the race detector alone: say that it was
+		// not looked for, once per test (shown with -v or a failure).
+		t.Log(noRaceNote)
+		return false
+	}
+	if engine.RaceRepeatable() || engine.RaceErrors() == 0 {
+		return false
+	}
+	const why = "the race detector has already reported a race in this process, and it reports each race once per process"
+	dir, err := os.MkdirTemp("", "dst-race-")
+	if err != nil {
+		t.Logf("sched: note: %s: races that %s repeats may go unreported here (run it alone, or with -count=1): %v", why, t.Name(), err)
+		return false
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.Command(os.Args[0], childArgs(t.Name())...)
+	cmd.Env = append(os.Environ(), "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
+	out, err := cmd.CombinedOutput()
+	verdict := childVerdict(string(out), t.Name())
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) || err == nil && verdict == "" {
+		if err == nil {
+			err = errors.New("it did not run the test")
+		}
+		t.Logf("sched: note: %s, and a child process to explore %s in failed to (%v): "+
+			"races that it repeats may go unreported here (run it alone, or with -count=1)", why, t.Name(), err)
+		return false
+	}
+	where := fmt.Sprintf("sched: %s: %s was explored in a child process whose detector reports every race", why, t.Name())
+	switch {
+	case err != nil || verdict == "FAIL":
+		if report, ok := childReport(string(out), ""); ok {
+			t.Fatal(where + "; its report:\n" + report)
+		} else {
+			t.Fatal(where + ", and failed:\n" + childOutput(string(out)))
+		}
+	case verdict == "SKIP":
+		t.Skip(where + ", and skipped:\n" + childOutput(string(out)))
+	default:
+		t.Log(where + ", and passed")
+		if testing.Verbose() {
+			for _, l := range schedLines(string(out)) {
+				t.Log(l)
+			}
+		}
+	}
+	return true
+}
+
+// noRaceNote is what a test run without -race says.
+const noRaceNote = "sched: note: data races were not checked (the race detector is off: run with -race to check them)"
+
+// childArgs are the arguments of a child test binary that runs the test
+// called name once, with this process's -dst.* flags and those of go test's
+// that change how a test runs (not its outputs: profiles, coverage, the
+// go command's test log, which are this process's to write).
+func childArgs(name string) []string {
+	args := []string{"-test.run=" + gotest.RunPattern(name), "-test.count=1", "-test.v=true"}
+	flag.Visit(func(f *flag.Flag) {
+		switch {
+		case strings.HasPrefix(f.Name, "dst."), childTestFlags[f.Name]:
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
+var childTestFlags = map[string]bool{
+	"test.short": true, "test.timeout": true, "test.paniconexit0": true, "test.fullpath": true,
+	"test.skip": true, "test.failfast": true,
+}
+
+// childVerdict is go test's verdict on the test called name in a child's
+// -test.v output: PASS, FAIL, SKIP, or "" when it has none (it crashed).
+func childVerdict(out, name string) string {
+	m := regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): ` + regexp.QuoteMeta(name) + ` \(`).FindStringSubmatch(out)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// childOutput is a child test binary's output as a report quotes it:
+// without go test's lines about tests and the race detector's reports
+// (which this process's stderr does not show, but its report names), and
+// its last 16 KB at most.
+func childOutput(out string) string {
+	var b strings.Builder
+	inRace := false
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		switch t := strings.TrimSpace(l); {
+		case t == "WARNING: DATA RACE":
+			inRace = true
+		case strings.HasPrefix(t, "=================="):
+			inRace = false
+		case inRace, strings.HasPrefix(t, "=== "), t == "PASS", t == "FAIL", strings.HasPrefix(t, "ok "):
+		case strings.Contains(t, "race detected during execution of test"):
+		default:
+			b.WriteString(l)
+			b.WriteString("\n")
+		}
+	}
+	s := b.String()
+	if len(s) > 16<<10 {
+		s = "...\n" + s[len(s)-16<<10:]
+	}
+	return s
+}
+
+// schedLines are the harness's log lines in a child's output (its
+// "sched: 1000 schedules passed ..."), without go test's indentation.
+func schedLines(out string) []string {
+	var ls []string
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.Index(l, ": sched: "); i >= 0 && strings.HasPrefix(l, "    ") {
+			ls = append(ls, "child: "+l[i+2:])
+		}
+	}
+	return ls
+}
+
+// childReportLine is the first line of the scheduler's report of a failure,
+// found in a schedule or replaying a trace.
+var childReportLine = regexp.MustCompile(`sched: ([a-z ]+) (?:in schedule \d+ of |\(replaying )`)
+
+// childReport takes the scheduler's report of a failure of the given kind
+// (any kind if "") out of a child test binary's output, without go test's
+// indentation.
+func childReport(out string, kind FailureKind) (string, bool) {
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		j := strings.Index(l, "sched: "+string(DataRace)+" in schedule ")
-		if j < 0 {
+		m := childReportLine.FindStringSubmatchIndex(l)
+		if m == nil || kind != "" && l[m[2]:m[3]] != string(kind) {
 			continue
 		}
+		j := m[0]
 		indent := len(l) - len(strings.TrimLeft(l, " ")) + 4
 		var b strings.Builder
 		b.WriteString(l[j:])

@@ -49,6 +49,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if raceElsewhere(t, o) { // race.go: the race detector has gone quiet here
+		return
+	}
 	if flags.trace != "" {
 		replayForTest(t, flags.trace, body, true)
 		return
