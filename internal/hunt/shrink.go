@@ -70,7 +70,7 @@ func Shrink(cfg ShrinkConfig, in Input, out Outcome, run func(Input) Outcome) Sh
 	for improved := true; improved && !s.spent(); {
 		improved = false
 		for _, pass := range []func() bool{
-			s.cutTail, s.zeroPrefix, s.single, s.window, s.zeroChunks, s.deleteChunks,
+			s.cutTail, s.zeroPrefix, s.zeroChunks, s.window, s.frontier, s.single, s.deleteChunks,
 			s.zeroSuffix, s.deleteRuns, s.shortenBytes, s.zero, s.lower,
 		} {
 			if pass() {
@@ -99,6 +99,12 @@ type shrinker struct {
 	singleDone map[int]bool
 	// windowDone holds the sizes of the best inputs window started from.
 	windowDone map[Size]bool
+	// chunks is where zeroChunks stopped at its bound: the number of
+	// chunks, from the best input of that size.
+	chunks struct {
+		from Size
+		n    int
+	}
 }
 
 func (s *shrinker) spent() bool {
@@ -341,62 +347,46 @@ func (s *shrinker) changeable() []int {
 }
 
 // single tries the simplest schedules outright: the values of the busiest
-// uid (for a random walk, its choices) all zero but one, which is set to
-// each of a few small values in turn. A bug that one preemption shows is
-// found this way however many the failure had; lowering values one by one
-// would get stuck, since every choice changes the meaning of those after it.
-// With every other value zero, the k-th value is the k-th decision of a
-// run without preemptions, whatever the failure's were: when there are few
-// enough, every position is tried (once per recording length), else the
-// values that are not zero are, from both ends inwards and at most a
-// sixteenth of the budget per call: after zeroPrefix the first value left
-// is where the run stopped going without preemptions, which is where the
-// failure needs one, and after cutTail the last is where it needs no more.
+// uid (for a random walk, its choices) all zero, then all zero but one,
+// set to each of a few small values in turn. A bug that one preemption
+// shows is found this way however many the failure had; lowering values
+// one by one would get stuck, since every choice changes the meaning of
+// those after it. With every other value zero, the k-th value is the k-th
+// decision of a run without preemptions, whatever the failure's were:
+// every position is tried (once per recording length) when there are few
+// enough; else frontier tries some.
 func (s *shrinker) single() bool {
-	vs := s.values()
-	uid, ok := busiest(vs)
+	vs, base, all, pos, top, ok := s.singleBase()
 	if !ok {
 		return false
-	}
-	var all, pos []int
-	top := uint64(1)
-	for i, v := range vs {
-		if v.UID == uid {
-			all = append(all, i)
-			if v.V != 0 {
-				pos = append(pos, i)
-			}
-			top = max(top, min(v.V, 8))
-		}
-	}
-	if len(pos) == 0 || len(pos) == 1 && len(all) == 1 {
-		return false // nothing to gain
-	}
-	base := clone(vs)
-	for _, i := range pos {
-		base[i].V = 0
 	}
 	if len(pos) > 1 && s.try(clone(base), s.best.Recording.Data) {
 		return true
 	}
-	tryAt := func(i int, v uint64) bool {
-		cand := clone(base)
-		cand[i].V = v
-		return s.try(cand, s.best.Recording.Data)
+	if len(all)*int(top) > s.cfg.Runs/4 || s.singleDone[len(vs)] {
+		return false // too dear, or tried: the same candidates
 	}
-	if len(all)*int(top) <= s.cfg.Runs/4 {
-		if s.singleDone[len(vs)] {
-			return false // tried: the same candidates
-		}
-		s.singleDone[len(vs)] = true
-		for _, i := range all {
-			for v := uint64(1); v <= top && !s.spent(); v++ {
-				if (v != vs[i].V || len(pos) > 1) && tryAt(i, v) {
-					return true
-				}
+	s.singleDone[len(vs)] = true
+	for _, i := range all {
+		for v := uint64(1); v <= top && !s.spent(); v++ {
+			if (v != vs[i].V || len(pos) > 1) && s.tryAt(base, i, v) {
+				return true
 			}
 		}
-		return false
+	}
+	return false
+}
+
+// frontier is single for the recordings whose every position it cannot
+// try: the values that are not zero are, from both ends inwards, with at
+// most a sixteenth of the budget per call. After zeroPrefix the first
+// value left is where the run stopped going without preemptions, which is
+// where the failure needs one, and after cutTail the last is where it
+// needs no more.
+func (s *shrinker) frontier() bool {
+	vs, base, all, pos, top, ok := s.singleBase()
+	if !ok || len(pos) <= 1 || len(all)*int(top) <= s.cfg.Runs/4 {
+		return false // nothing to gain, or single tries them all
 	}
 	order := make([]int, 0, len(pos))
 	for lo, hi := 0, len(pos)-1; lo <= hi; lo, hi = lo+1, hi-1 {
@@ -411,12 +401,44 @@ func (s *shrinker) single() bool {
 			if allowance--; allowance < 0 || s.spent() {
 				return false
 			}
-			if (v != vs[i].V || len(pos) > 1) && tryAt(i, v) {
+			if v != vs[i].V && s.tryAt(base, i, v) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// singleBase is, for single and frontier, the best recording's values;
+// them with those of the busiest uid zero; that uid's positions, and
+// those of its values that are not zero; and the largest value to try (at
+// most 8). ok is false when there is no such uid.
+func (s *shrinker) singleBase() (vs, base []entropy.Value, all, pos []int, top uint64, ok bool) {
+	vs = s.values()
+	uid, ok := busiest(vs)
+	if !ok {
+		return nil, nil, nil, nil, 0, false
+	}
+	top = 1
+	base = clone(vs)
+	for i, v := range vs {
+		if v.UID == uid {
+			all = append(all, i)
+			if v.V != 0 {
+				pos = append(pos, i)
+			}
+			top = max(top, min(v.V, 8))
+			base[i].V = 0
+		}
+	}
+	return vs, base, all, pos, top, len(pos) > 0
+}
+
+// tryAt tries base with its value at position i set to v.
+func (s *shrinker) tryAt(base []entropy.Value, i int, v uint64) bool {
+	cand := clone(base)
+	cand[i].V = v
+	return s.try(cand, s.best.Recording.Data)
 }
 
 // busiest is the non-bytes uid with the most values.
@@ -455,10 +477,22 @@ func busiest(vs []entropy.Value) (entropy.UID, bool) {
 // preemptions mostly needs none of them, and this drops them by the
 // thousand; the finest grain is one value at a time. After a chunk is
 // set, the next chunk of the same size is tried, not the first again.
-func (s *shrinker) zeroChunks() bool {
-	improved := false
+func (s *shrinker) zeroChunks() (improved bool) {
 	n := 2
-	for !s.spent() {
+	if s.chunks.n > n && s.chunks.from == s.bestSize {
+		n = s.chunks.n // where the last call stopped
+	}
+	// At most an eighth of the budget per call: the passes after it get
+	// their turn, and the loop comes back to where this one stopped (which
+	// counts as progress).
+	stop := s.runs + max(s.cfg.Runs/8, 1)
+	spent := func() bool { return s.spent() || s.runs >= stop }
+	defer func() {
+		if s.runs >= stop && !s.spent() {
+			s.chunks.from, s.chunks.n, improved = s.bestSize, n, true
+		}
+	}()
+	for !spent() {
 		pos := s.changeable()
 		if len(pos) == 0 {
 			break
@@ -467,7 +501,7 @@ func (s *shrinker) zeroChunks() bool {
 		kept := false
 		if n > 2 && n <= 16 {
 			// Complements: keep one chunk only.
-			for i := 0; i < n && !s.spent(); i++ {
+			for i := 0; i < n && !spent(); i++ {
 				lo, hi := i*len(pos)/n, (i+1)*len(pos)/n
 				if s.setFallback(append(slices.Clone(pos[:lo]), pos[hi:]...)) {
 					improved, kept = true, true
@@ -480,7 +514,7 @@ func (s *shrinker) zeroChunks() bool {
 			}
 		}
 		size := (len(pos) + n - 1) / n
-		for at := 0; !s.spent(); {
+		for at := 0; !spent(); {
 			pos := s.changeable()
 			if at >= len(pos) {
 				break
