@@ -19,7 +19,7 @@ import (
 // binary (TestChildReproduce), by DST_CHILD.
 var childBodies = map[string]func(*schedtest.T){
 	// A long schedule: its handle, shrunk or not, is kilobytes long.
-	"big":   poolLostUpdate(100, 10, 90, 8),
+	"big":   poolLostUpdate(50, 10, 45, 8),
 	"small": smallLostUpdate,
 	// Fails only in code rewritten by dstreplay test, as a bug in code
 	// that go test runs as written, off the scheduler, would.
@@ -122,7 +122,7 @@ func TestReproduceLongSchedule(t *testing.T) {
 				t.Fatalf("the reproduce line %q does not run go test with %s", line, want)
 			}
 			out2, err := childEnv(t, saveDir, root, "big", nil, "sh", "-c", line)
-			if err == nil || !strings.Contains(out2, "want 1000") {
+			if err == nil || !strings.Contains(out2, "want 500") {
 				t.Fatalf("%s: %v\n%s", line, err, out2)
 			}
 		})
