@@ -26,7 +26,7 @@ const dstModule = "github.com/dstgo/dst"
 //   - built so in a module that requires dstreplay's without naming it a
 //     tool: "go run github.com/dstgo/dst/cmd/dstreplay";
 //   - built so from a version of dstreplay's module (go run ...@v1.2.0):
-//     that command, with the version.
+//     that command, with the version, unless the version is replaced.
 func invocation(dir string) string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -59,6 +59,10 @@ func invocationOf(exe string, bi *debug.BuildInfo, dir string) string {
 		// requires as its main module's, which may be a replaced v0.0.0
 		// that go run ...@version cannot fetch.
 		return "go tool dstreplay"
+	case bi.Main.Path == dstModule && bi.Main.Replace != nil:
+		// Built from a module that replaces dstreplay's (a directory, or
+		// a fork): its version is not one go run can fetch.
+		return "go run " + cmd
 	case bi.Main.Path == dstModule && v != "" && v != "(devel)":
 		return "go run " + cmd + "@" + v
 	case bi.Main.Path == dstModule:

@@ -47,6 +47,10 @@ func TestInvocation(t *testing.T) {
 	}{
 		{"go run at a version", onTheFly, &debug.BuildInfo{Main: debug.Module{Path: dstModule, Version: "v1.2.3"}}, tmp, "",
 			"go run github.com/dstgo/dst/cmd/dstreplay@v1.2.3"},
+		{"a replaced version", onTheFly, &debug.BuildInfo{Main: debug.Module{Path: dstModule, Version: "v0.0.0",
+			Replace: &debug.Module{Path: "../dst"}}}, required, "", "go run github.com/dstgo/dst/cmd/dstreplay"},
+		{"a tool built at its required version", onTheFly, &debug.BuildInfo{Main: debug.Module{Path: dstModule, Version: "v1.2.3"}}, tool, "",
+			"go tool dstreplay"},
 		{"inside dstreplay's module", onTheFly, &debug.BuildInfo{Main: debug.Module{Path: dstModule, Version: "(devel)"}}, tmp, "",
 			"go run github.com/dstgo/dst/cmd/dstreplay"},
 		{"a tool of the module", onTheFly, user, tool, "", "go tool dstreplay"},
