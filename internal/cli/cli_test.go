@@ -34,7 +34,9 @@ func run(args ...string) (string, string, int) {
 }
 
 // The Go version line depends on the toolchain.
-var goLine = regexp.MustCompile(`(?m)^# go: .*\n`)
+// goLine is what differs with the machine and the build: the Go version,
+// and the race option of a trace recorded under -race.
+var goLine = regexp.MustCompile(`(?m)^# (go: .*|option: race=1)\n`)
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()

@@ -793,7 +793,7 @@ func TestLivelockReportsWhereGoroutinesSpin(t *testing.T) {
 		"spinning at oracle_test.go:",
 		// Item 4 of issue 25: the report says that the run ended its
 		// goroutines mid-work, and what that means for later tests.
-		"stays as it was, and a test that runs after this one in the same process may fail because of it")
+		"package-level state they changed stays, and may fail a test that runs after this one in the same process")
 	if n := strings.Count(res.Failure.Error(), "spinning at oracle_test.go:"); n != 2 {
 		t.Errorf("%d goroutines listed as spinning, want 2:\n%s", n, res.Failure)
 	}
