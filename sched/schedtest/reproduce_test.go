@@ -214,8 +214,13 @@ func TestRewrittenTraceUnderGoTest(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the saved trace is gone: %v\n%s", err, out)
 	}
+	// A trace recorded under -race is replayed under -race.
+	wrap := "go tool dstreplay test -wrap "
+	if engine.RaceEnabled {
+		wrap += "-race "
+	}
 	for _, want := range []string{"was recorded under dstreplay test", "replay it as it was recorded:",
-		"go tool dstreplay test -wrap ./sched/schedtest -run '^TestChildReproduce$' -dst.trace=" + path} {
+		wrap + "./sched/schedtest -run '^TestChildReproduce$' -dst.trace=" + path} {
 		if !strings.Contains(out, want) {
 			t.Errorf("go test's output lacks %q:\n%s", want, out)
 		}
@@ -226,7 +231,7 @@ func TestRewrittenTraceUnderGoTest(t *testing.T) {
 
 	out, err = childEnv(t, saveDir, ".", "rewritten-only", nil, os.Args[0], "-test.run=^TestChildReproduce$", "-dst.trace="+path)
 	if err == nil || !strings.Contains(out, "was recorded under dstreplay test") ||
-		!strings.Contains(out, "go tool dstreplay test -wrap ./sched/schedtest") {
+		!strings.Contains(out, wrap+"./sched/schedtest") {
 		t.Errorf("-dst.trace of a rewritten trace under go test: %v\n%s", err, out)
 	}
 }
