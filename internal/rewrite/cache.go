@@ -81,6 +81,21 @@ func cacheKey(opts Options, pkgs []listed) (string, error) {
 			}
 		}
 	}
+	// The main module's go.mod: the overlay replaces it (its requirements,
+	// plus the copies of rewritten modules of the module cache), so an
+	// entry made from one main module is not another's, even when the
+	// packages are the same module cache's (regression: a second module
+	// testing the same dependency got the first one's overlay, which
+	// replaced the first module's go.mod, and ran the dependency natively).
+	goMod, err := mainGoMod(opts)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "gomod %s\n", goMod)
+	if data, err := os.ReadFile(goMod); err == nil {
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(h, "gomod sum %x\n", sum)
+	}
 	for _, p := range pkgs {
 		if p.Standard || strings.HasSuffix(p.ImportPath, ".test") { // a test's generated main follows from the rest
 			continue

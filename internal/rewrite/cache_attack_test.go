@@ -354,3 +354,33 @@ func TestCacheSweepsLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheEntryIsTheMainModules: two main modules that test the same
+// package of the module cache get overlays of their own, each replacing its
+// own go.mod (regression: the second got the first's entry, whose overlay
+// replaced the first module's go.mod, so the go command compiled the
+// dependency as the module cache has it, not rewritten, without a word).
+func TestCacheEntryIsTheMainModules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rewrites a module of the module cache")
+	}
+	cache := t.TempDir()
+	var overlays []string
+	for range 2 {
+		dir, env := xsyncModule(t)
+		opts := rewrite.Options{Dir: dir, Patterns: []string{"golang.org/x/sync/errgroup"},
+			Rewrite: []string{"golang.org/x/sync/errgroup"}, Env: env, CacheDir: cache}
+		overlay, _, err := rewrite.Overlay(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goMod := filepath.Join(dir, "go.mod")
+		if _, ok := replaced(t, overlay)[goMod]; !ok {
+			t.Errorf("the overlay of the module in %s does not replace its go.mod: %v", dir, replaced(t, overlay))
+		}
+		overlays = append(overlays, overlay)
+	}
+	if overlays[0] == overlays[1] {
+		t.Errorf("both modules got the overlay %s", overlays[0])
+	}
+}
