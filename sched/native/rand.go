@@ -3,7 +3,6 @@ package native
 import (
 	"math/rand"
 	randv2 "math/rand/v2"
-	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
@@ -14,12 +13,20 @@ import (
 // recording replays them; outside a run they are the global functions.
 // rand.Intn(n) becomes Rand().Intn(n), and v2's rand.IntN(n)
 // RandV2().IntN(n).
+//
+// Each call returns a generator of its own, made for that use: goroutines
+// of a run that draw at once share no generator, so the race detector sees
+// no memory they share. A generator kept per run was one: made by the
+// goroutine that drew first, its fields were read by the others (and
+// rand.Read writes some) with no happens-before edge, since the scheduler's
+// handoff creates none, and -race reported a race that Go's global
+// functions do not have. Edges added at each use would silence it, but
+// they would hide the races of the code under test too: Go's global
+// functions draw from the runtime's generator, which creates no edge. The
+// run's Source is safe to draw from in turn (package entropy is norace).
 
-// randKey is the entropy key of the draws, and the run's table keys its
-// generators by the addresses of these.
+// randKey is the entropy key of the draws.
 var randKey = entropy.KeyOf("math/rand")
-
-var v1Slot, v2Slot byte
 
 // runSource draws from a run's entropy source.
 type runSource struct{ src *entropy.Source }
@@ -35,35 +42,21 @@ func (globalSource) Uint64() uint64  { return rand.Uint64() }
 func (globalSource) Int63() int64    { return rand.Int63() }
 func (globalSource) Seed(seed int64) { rand.Seed(seed) } //nolint:staticcheck // as the global Seed does
 
-var (
-	globalV1 = rand.New(globalSource{})
-	globalV2 = randv2.New(globalSource{})
-)
-
-// Rand is the generator behind math/rand's global functions.
-func Rand() *rand.Rand {
-	return perRun(&v1Slot, globalV1, func(s runSource) *rand.Rand { return rand.New(s) })
-}
-
-// RandV2 is the generator behind math/rand/v2's global functions.
-func RandV2() *randv2.Rand {
-	return perRun(&v2Slot, globalV2, func(s runSource) *randv2.Rand { return randv2.New(s) })
-}
-
-// perRun returns the run's generator kept at slot, made by newR on its
-// first use in the run; outside a run, global.
-func perRun[R any](slot *byte, global R, newR func(runSource) R) R {
-	g := engine.Current()
-	if g == nil {
-		return global
+// source is what the global functions draw from: the current run's
+// entropy, or outside a run the global functions.
+func source() rand.Source64 {
+	if g := engine.Current(); g != nil {
+		return runSource{g.Source()}
 	}
-	if r, ok := g.Shadow(unsafe.Pointer(slot)).(R); ok {
-		return r
-	}
-	r := newR(runSource{g.Source()})
-	g.SetShadow(unsafe.Pointer(slot), nil, r)
-	return r
+	return globalSource{}
 }
+
+// Rand is the generator behind math/rand's global functions, for one use.
+func Rand() *rand.Rand { return rand.New(source()) }
+
+// RandV2 is the generator behind math/rand/v2's global functions, for one
+// use.
+func RandV2() *randv2.Rand { return randv2.New(source()) }
 
 // RandN is math/rand/v2's N.
 func RandN[Int intType](n Int) Int {
