@@ -56,6 +56,11 @@ func TestWatchdogWaitsForTheHomeToPark(t *testing.T) {
 	if !coroutines {
 		t.Skip("under -race the handoff goes through semaphores: there is no home")
 	}
+	// The watchdog leaves a run alone while its turn is in the scheduler's
+	// hands (inScheduler), as it is here: this test is about what happens
+	// if it does not.
+	defer func(w bool) { watchScheduler = w }(watchScheduler)
+	watchScheduler = true
 	for _, when := range []bool{true, false} {
 		stalled := false
 		homeHook = func(r *Run, resumed bool) {
@@ -87,5 +92,46 @@ func TestWatchdogWaitsForTheHomeToPark(t *testing.T) {
 		if out.Failure == nil || out.Failure.Kind != Watchdog {
 			t.Fatalf("resumed %v: want the watchdog's failure, got %v", when, out.Failure)
 		}
+	}
+}
+
+// A run whose turn stays in the scheduler's hands for longer than the
+// watchdog's limit (here the home, slow to pass the turn on; in runs of
+// tens of thousands of goroutines, the runtime's work in a switch or an
+// unwinding) is not a goroutine blocked or spinning in the code under
+// test: the watchdog leaves it alone.
+// Regression (issue 25): GoKer's Cockroach3710, 30,000 goroutines, failed
+// with the default 5s watchdog, naming a goroutine without a stack.
+func TestWatchdogLeavesTheSchedulerAlone(t *testing.T) {
+	if !coroutines {
+		t.Skip("under -race the handoff goes through semaphores: there is no home")
+	}
+	stalled := false
+	homeHook = func(r *Run, resumed bool) {
+		if resumed && r.root.state == gExited && !r.unwinding.Load() && !stalled {
+			stalled = true
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	defer func() { homeHook = nil }()
+	out := Execute(Config{Watchdog: 100 * time.Millisecond, Strategy: Random}, func() {
+		var q WaitQ
+		o := NilObj("q", KindChan)
+		Current().Go(func() {
+			q.Wait(Current(), OpRecv, o)
+			for range 3 {
+				Current().Yield()
+			}
+		})
+		for q.Len() == 0 {
+			Current().Yield()
+		}
+		q.WakeOne()
+	})
+	if !stalled {
+		t.Fatal("the home never passed the turn on in the middle of the run")
+	}
+	if out.Failure != nil {
+		t.Fatalf("want the run to pass, got %v", out.Failure)
 	}
 }

@@ -102,7 +102,7 @@ func (r *Run) fireWatchdog() {
 			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O, code that is "+
 			"not rewritten) or spinning without calling into sched; use the sched shims for everything that "+
 			"blocks, or raise -dst.watchdog",
-			g.ID, r.cfg.Watchdog, in),
+			g.ID, max(r.wdStalled, r.cfg.Watchdog).Round(time.Millisecond), in),
 		Stack:      renumber(userStack(stack, false), g.ID),
 		Goroutines: r.snapshot(),
 	}

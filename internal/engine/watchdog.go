@@ -16,6 +16,7 @@ import (
 type watchState struct {
 	wdProgress uint64
 	wdSince    time.Time
+	wdStalled  time.Duration // how long the goroutine the watchdog gave up on had run
 	spawner    *spawner               // under -race: starts the goroutines of timers
 	stallNote  atomic.Pointer[string] // what noteStall noted
 	stuck      *G                     // the goroutine the watchdog gave up on
@@ -108,6 +109,21 @@ func (r *Run) checkProgress(now time.Time) {
 	}
 	stalled := now.Sub(r.wdSince)
 	if stalled >= limit {
+		switch where := r.stallPlace(); {
+		case where == inScheduler && !watchScheduler:
+			// The turn is in the scheduler's hands (a handoff or an
+			// unwinding under way, slow with the runtime's work for tens
+			// of thousands of goroutines), not in the code under test:
+			// there is no goroutine to give up on.
+			r.wdSince = now
+			return
+		case where == computing && stalled < computeLimit*limit:
+			// It runs, or waits for a CPU: computing, slowly on a loaded
+			// machine, or spinning. Computing gets longer than a wait
+			// outside the scheduler, which no amount of time ends.
+			return
+		}
+		r.wdStalled = stalled
 		r.fireWatchdog()
 		return
 	}
@@ -115,6 +131,63 @@ func (r *Run) checkProgress(now time.Time) {
 		r.noteStall(stalled)
 	}
 }
+
+// computeLimit is how many times the watchdog's limit a goroutine that
+// runs, or is runnable, gets before the watchdog gives up on it (12: a
+// minute at the default 5 seconds). Code that computes for seconds (a cache
+// allocating its shards, a test filling a million entries) is not blocked,
+// and on a loaded machine, or under -race, it takes several times as long
+// as alone; a goroutine that is blocked outside the scheduler shows it in
+// its state at once.
+const computeLimit = 12
+
+// Where a run's current goroutine is, for the watchdog.
+const (
+	inUserCode  = iota // blocked in the code under test (or the standard library it calls)
+	inScheduler        // the run's home, not started or gone, or in the engine's own frames
+	computing          // in the code under test, running or runnable
+)
+
+// stallPlace reads the stack of the run's current goroutine and says where
+// it is: inScheduler when it is the run's home, it has not started, or it
+// has left, or the innermost frame of its stack that is not the runtime's
+// is the engine's (a switch, an exit under way); computing when it is in
+// the user's code (or the standard library called from it) and running,
+// runnable or preempted; inUserCode otherwise.
+//
+//go:norace
+func (r *Run) stallPlace() int {
+	g := r.cur
+	if g == nil || g == &r.home || g.goid == 0 {
+		return inScheduler
+	}
+	header, frames := splitFrames(goroutineStack(g.goid))
+	for _, fr := range frames {
+		fn, file, _, ok := parseFrame(fr)
+		if !ok {
+			continue
+		}
+		if p := funcPackage(fn); p == "runtime" || p == "iter" {
+			continue
+		}
+		if strings.HasPrefix(fn, enginePrefix) && !strings.HasSuffix(file, "_test.go") {
+			return inScheduler
+		}
+		state := ""
+		if i, j := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']'); i >= 0 && j > i {
+			state, _, _ = strings.Cut(header[i+1:j], ",")
+		}
+		if state == "running" || state == "runnable" || state == "preempted" {
+			return computing
+		}
+		return inUserCode
+	}
+	return inScheduler // gone: it has left
+}
+
+// watchScheduler makes the watchdog give up on a run whose turn is in the
+// scheduler's hands too, for tests of what happens then.
+var watchScheduler = false
 
 // stallNotice is how long a goroutine may run without reaching a
 // scheduling point before its run notes it (Outcome.Stall), well before the

@@ -309,6 +309,44 @@ func TestWatchdogCatchesNativeBlocking(t *testing.T) {
 	}
 }
 
+// TestWatchdogLetsComputationRun: a goroutine that computes for several
+// times the watchdog's limit without reaching a scheduling point (a cache
+// allocating its shards, slow on a loaded machine) is not blocked, and the
+// run passes (regression, issue 25: bigcache's New failed under load); one
+// that spins forever is still given up on, later, and the report says for
+// how long it ran.
+func TestWatchdogLetsComputationRun(t *testing.T) {
+	opts := schedtest.Options{Watchdog: 100 * time.Millisecond, Iterations: 2}
+	compute := func(d time.Duration) func(*schedtest.T) {
+		return func(t *schedtest.T) {
+			var wg sched.WaitGroup
+			wg.Go(func() {
+				for start := time.Now(); time.Since(start) < d; {
+				}
+			})
+			wg.Wait()
+		}
+	}
+	testutil.Pass(t, opts, compute(350*time.Millisecond))
+	var stop atomic.Bool // the abandoned goroutine stops when the test ends
+	defer stop.Store(true)
+	start := time.Now()
+	res := testutil.Fails(t, schedtest.Options{Watchdog: 100 * time.Millisecond, Iterations: 1}, schedtest.Watchdog, func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			for !stop.Load() {
+			}
+		})
+		wg.Wait()
+	}, "without reaching a scheduling point")
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("a spinning goroutine was given up on after %v, want the longer limit for computation", took)
+	}
+	if !regexp.MustCompile(`ran for (1\.\d+|[2-9](\.\d+)?)s without`).MatchString(res.Failure.Error()) {
+		t.Errorf("the report does not say the goroutine ran for over a second:\n%s", res.Failure)
+	}
+}
+
 func TestFatalUnlockOfUnlockedMutex(t *testing.T) {
 	testutil.Fails(t, schedtest.Options{Iterations: 5}, schedtest.FatalError, func(t *schedtest.T) {
 		var mu sched.Mutex
