@@ -16,7 +16,7 @@ import (
 type watchState struct {
 	wdProgress uint64
 	wdSince    time.Time
-	wdStalled  time.Duration // how long the goroutine the watchdog gave up on had run
+	wdStalled  time.Duration          // how long the goroutine the watchdog gave up on had run
 	spawner    *spawner               // under -race: starts the goroutines of timers
 	stallNote  atomic.Pointer[string] // what noteStall noted
 	stuck      *G                     // the goroutine the watchdog gave up on
