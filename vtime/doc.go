@@ -5,11 +5,11 @@
 // chans.Select; it is unbuffered (Len and Cap are 0), and after Stop or
 // Reset returns no stale value is received from it.
 //
-// Inside a run, time is virtual. The clock starts at a fixed instant,
-// 2000-01-01T00:00:00Z unless schedtest.Options.Start says otherwise. It
-// moves when every managed goroutine is blocked and a timer is pending: it
-// then jumps to the earliest deadline, so a test that sleeps for hours runs
-// in microseconds. Timers due at the same instant fire in an order drawn
+// Inside a run, time is virtual. The clock starts at a fixed instant, an
+// ordinary weekday afternoon, 2025-06-18T14:23:47.318204719Z, unless
+// schedtest.Options.Start says otherwise. It moves when every managed
+// goroutine is blocked and a timer is pending: it then jumps to the
+// earliest deadline, so a test that sleeps for hours runs in microseconds. Timers due at the same instant fire in an order drawn
 // from the run's entropy. With schedtest.Options.ClockFaults, timers fire late
 // and the clock jumps forward, within bounds, as drawn from the entropy.
 //

@@ -46,8 +46,16 @@ type clockState struct {
 // between two scheduling decisions: it may wake goroutines (Unblock) or
 // start new ones (Timer.Go), but never blocks.
 
-// DefaultStart is where a run's virtual clock starts unless configured.
-var DefaultStart = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+// DefaultStart is where a run's virtual clock starts unless configured: an
+// ordinary instant, as a test run on a real machine starts at one. A round
+// one (midnight on the first of a year, a Saturday, a leap year, a whole
+// second) is special to code that computes with calendars: a cron schedule
+// "at 00:00:01 on January 1" came one second after the start, before the
+// jobs a test expected first. So it is a Wednesday afternoon in June, in no
+// month's first or last days and in no zone's daylight saving change, with
+// seconds and nanoseconds; after 2020, so that certificates and TTLs
+// computed from it are of our time, and far from 2038.
+var DefaultStart = time.Date(2025, time.June, 18, 14, 23, 47, 318204719, time.UTC)
 
 // ClockFaults, when set, make the virtual clock misbehave within bounds, as
 // real clocks and schedulers do: timers fire late, and the clock jumps.

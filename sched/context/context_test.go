@@ -17,7 +17,7 @@ import (
 )
 
 // start is where a run's virtual clock starts by default.
-var start = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+var start = time.Date(2025, time.June, 18, 14, 23, 47, 318204719, time.UTC)
 
 // run executes body once under the scheduler and fails t if the run fails.
 func run(t *testing.T, opts schedtest.Options, body func(*schedtest.T)) {

@@ -111,7 +111,8 @@ type Options struct {
 	// (-dst.replay takes its handle).
 	Recording *entropy.Recording
 	// Start is where the virtual clock starts (package vtime). Default
-	// 2000-01-01T00:00:00Z.
+	// 2025-06-18T14:23:47.318204719Z (engine.DefaultStart), an ordinary
+	// weekday afternoon.
 	Start time.Time
 	// Record keeps every run's events in Result.Trace (a failing run's
 	// re-execution records them in any case).
