@@ -65,6 +65,7 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		loopLabels: map[ast.Stmt]*ast.LabeledStmt{},
 		gotos:      map[string]bool{},
 		called:     map[*ast.SelectorExpr]bool{},
+		named:      map[string]string{},
 	}
 	r.collect()
 	for _, w := range r.wrapFuncs { // first: the edits inside a body build on them
@@ -84,6 +85,14 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		return nil, nil
 	}
 	r.imports()
+	if len(r.named) > 0 {
+		var specs []string
+		for path, name := range r.named {
+			specs = append(specs, name+" "+strconv.Quote(path))
+		}
+		sort.Strings(specs)
+		r.insert(r.file.Name.End(), "; import ("+strings.Join(specs, "; ")+")")
+	}
 	return []byte(r.render(0, len(src))), nil
 }
 
@@ -104,6 +113,7 @@ type fileRewriter struct {
 	loopLabels map[ast.Stmt]*ast.LabeledStmt // the labels of for and range statements
 	gotos      map[string]bool               // labels a goto names
 	called     map[*ast.SelectorExpr]bool    // selectors that are called
+	named      map[string]string             // packages typeText names, by path, and the names it imports them as
 	ntmp       int
 	errs       []*Error
 }
@@ -377,9 +387,10 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 	return "", false
 }
 
-// selector rewrites pkg.Name for the standard objects that have shims, and
-// refuses the method values of timers, which would run the standard
-// methods on a timer of the run.
+// selector rewrites pkg.Name for the standard objects that have shims,
+// and the method values and method expressions of the methods whose calls
+// the rewrite carries over (those of timers and tickers, and reflect.Value's
+// on channels), which would otherwise run the standard methods.
 func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 	if id, ok := s.X.(*ast.Ident); ok {
 		if _, ok := r.info.Uses[id].(*types.PkgName); ok {
@@ -392,7 +403,141 @@ func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 			return
 		}
 	}
-	if sel := r.info.Selections[s]; sel != nil && timerMethod(sel.Obj()) != "" && !r.called[s] {
-		r.errorf(s.Pos(), "the method value %s of %s cannot be rewritten: call it (%s())", s.Sel.Name, sel.Recv(), s.Sel.Name)
+	sel := r.info.Selections[s]
+	if sel == nil || sel.Kind() == types.FieldVal {
+		return
 	}
+	var call func(recv string, args []string) string // the call the rewrite makes of the method
+	if shim := timerMethod(sel.Obj()); shim != "" {
+		call = func(recv string, args []string) string {
+			return r.use(NativePath) + "." + shim + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
+		}
+	} else if reflectChanMethod(sel.Obj()) {
+		at := strconv.Quote(r.place(s.Pos()))
+		call = func(recv string, args []string) string {
+			return r.use(NativePath) + ".Reflected(" + recv + ", " + strconv.Quote(s.Sel.Name) + ", " + at + ")." +
+				s.Sel.Name + "(" + strings.Join(args, ", ") + ")"
+		}
+	} else {
+		return
+	}
+	if sel.Kind() == types.MethodVal {
+		if !r.called[s] { // call rewrites a call
+			r.methodValue(s, sel, call)
+		}
+		return
+	}
+	r.methodExpr(s, sel, call)
+}
+
+// methodValue rewrites the method value s into a function literal that
+// makes the rewritten call. As in Go, the receiver (through the embedded
+// fields the selector goes through, and its address for a method with a
+// pointer receiver) is evaluated once, where the method value is, and
+// saved; the call uses the saved copy:
+//
+//	func() func(d time.Duration) bool { r := &x.f; return func(d time.Duration) bool { return TimerReset(r, d) } }()
+func (r *fileRewriter) methodValue(s *ast.SelectorExpr, sel *types.Selection, call func(string, []string) string) {
+	sig := sel.Type().(*types.Signature)
+	recv := r.tmp()
+	params, args := r.params(sig, 0)
+	ft := "func(" + strings.Join(params, ", ") + ")" + r.results(sig)
+	r.replace(s.Pos(), s.End(), "func() "+ft+" { "+recv+" := "+r.recvPath("("+r.text(s.X)+")", sel)+"; return "+
+		ft+" { "+r.ret(sig)+call(recv, args)+" } }()")
+}
+
+// methodExpr rewrites the method expression s (T.m or (*T).m) into a
+// function literal whose first parameter is the receiver, of the type s
+// names.
+func (r *fileRewriter) methodExpr(s *ast.SelectorExpr, sel *types.Selection, call func(string, []string) string) {
+	sig := sel.Type().(*types.Signature)
+	recv := r.tmp()
+	params, args := r.params(sig, 1)
+	params = append([]string{recv + " " + r.text(s.X)}, params...)
+	r.replace(s.Pos(), s.End(), "func("+strings.Join(params, ", ")+")"+r.results(sig)+" { "+
+		r.ret(sig)+call(r.recvPath(recv, sel), args)+" }")
+}
+
+// recvPath is the receiver a method selected by sel is called on, given x,
+// the selector's operand: through the embedded fields, and its address
+// (or what it points to) as the method's receiver is a pointer (or not).
+func (r *fileRewriter) recvPath(x string, sel *types.Selection) string {
+	t := sel.Recv()
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		f := t.Underlying().(*types.Struct).Field(i)
+		x += "." + f.Name()
+		t = f.Type()
+	}
+	_, isPtr := t.Underlying().(*types.Pointer)
+	_, ptrRecv := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
+	switch {
+	case ptrRecv && !isPtr:
+		x = "&" + x
+	case !ptrRecv && isPtr:
+		x = "*" + x
+	}
+	return x
+}
+
+// params are the declarations of sig's parameters from the from'th, named
+// by temporaries, and the arguments that pass them on.
+func (r *fileRewriter) params(sig *types.Signature, from int) (decls, args []string) {
+	for i := from; i < sig.Params().Len(); i++ {
+		name := r.tmp()
+		t := sig.Params().At(i).Type()
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			decls = append(decls, name+" ..."+r.typeText(t.(*types.Slice).Elem()))
+			args = append(args, name+"...")
+			continue
+		}
+		decls = append(decls, name+" "+r.typeText(t))
+		args = append(args, name)
+	}
+	return decls, args
+}
+
+// results is the result list of sig's function type, "" if it has none.
+func (r *fileRewriter) results(sig *types.Signature) string {
+	var ts []string
+	for i := 0; i < sig.Results().Len(); i++ {
+		ts = append(ts, r.typeText(sig.Results().At(i).Type()))
+	}
+	switch len(ts) {
+	case 0:
+		return ""
+	case 1:
+		return " " + ts[0]
+	}
+	return " (" + strings.Join(ts, ", ") + ")"
+}
+
+// ret is "return " if sig has results.
+func (r *fileRewriter) ret(sig *types.Signature) string {
+	if sig.Results().Len() > 0 {
+		return "return "
+	}
+	return ""
+}
+
+// typeText is t as the rewritten file spells it: the packages it names are
+// imported under names of the rewrite's own (stdImports), whatever the
+// file imports.
+func (r *fileRewriter) typeText(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string {
+		var b strings.Builder
+		b.WriteString(tmpPrefix + "_")
+		for _, c := range p.Path() {
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				b.WriteRune(c)
+			} else {
+				b.WriteByte('_')
+			}
+		}
+		r.named[p.Path()] = b.String()
+		return b.String()
+	})
 }
