@@ -29,7 +29,7 @@
 //     off), when it next reaches a scheduling point. The advance is
 //     recorded in the run's entropy, and a replay takes it from there.
 //   - time.Now in code that dstreplay test rewrites reads the clock as Go's
-//     reads the real one: each reading is 1 to 100 ns after the one before,
+//     reads the real one: each reading is 20 to 100 ns after the one before,
 //     and 1 to 20 µs after the instant the clock jumped to if it moved since
 //     (a goroutine wakes some microseconds after its timer's deadline). Now
 //     here is the clock's own instant.

@@ -134,11 +134,14 @@ func (g *G) Now() time.Time { return g.run.cfg.Start.Add(g.run.now) }
 
 // Reading is the run's virtual time read as time.Now reads the real clock
 // (time.Now in rewritten code): later than the previous reading by
-// readingGap, 1 to 100 ns, about what two calls of time.Now take in Go;
-// and, when the clock moved since the previous reading (a timer's deadline
-// came, goroutines spun, native work took time), later than where it moved
-// by a wake latency of 1 to 20 µs more, as a goroutine that a timer wakes
-// in Go reads the clock some microseconds after the deadline. So a reading
+// readingGap, 20 to 100 ns, what two calls of time.Now take in Go (49ns
+// at least and 60ns in the median on a 2-core VM, some less on a fast
+// machine, never a nanosecond: code that gives an item a TTL of 1ns finds
+// it expired at the next reading); and, when the clock moved since the
+// previous reading (a timer's deadline came, goroutines spun, native work
+// took time), later than where it moved by a wake latency of 1 to 20 µs
+// more, as a goroutine that a timer wakes in Go reads the clock some
+// microseconds after the deadline. So a reading
 // taken after waiting for d is at least d after a reading taken before,
 // whatever readings came between them, unless they are thousands. The time
 // passes on the clock, so that timers due meanwhile fire at the next
@@ -158,6 +161,7 @@ func (g *G) Reading() time.Time {
 
 // The time between two readings, and the wake latency (see Reading).
 const (
+	readingGapMin  = 20 * time.Nanosecond
 	readingGapMax  = 100 * time.Nanosecond
 	readingWakeMin = time.Microsecond
 	readingWakeMax = 20 * time.Microsecond
@@ -176,7 +180,7 @@ func (r *Run) readingGap(moved bool) time.Duration {
 	x ^= x >> 7
 	x ^= x << 17
 	r.readings = x
-	d := 1 + time.Duration(x>>32)%readingGapMax
+	d := readingGapMin + time.Duration(x>>32)%(readingGapMax-readingGapMin+1)
 	if moved {
 		d += readingWakeMin + time.Duration(uint32(x))%(readingWakeMax-readingWakeMin+1)
 	}

@@ -16,7 +16,7 @@ import (
 
 // Now is time.Now. Inside a run it reads the virtual clock as time.Now
 // reads the real one (engine.G.Reading): each reading is later than the one
-// before, by 1 to 100 ns, and 1 to 20 µs later than the instant the clock
+// before, by 20 to 100 ns, and 1 to 20 µs later than the instant the clock
 // jumped to if it moved since (the latency of a goroutine a timer wakes),
 // drawn from the run's entropy and passing on the clock; so code written
 // for real time, which relies on time passing between two readings (a

