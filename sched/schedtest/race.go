@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -29,17 +28,11 @@ func raceInChild(t *testing.T, o Options, x exploration) (report string, ok bool
 		return "", false
 	}
 	defer os.RemoveAll(dir)
-	args := []string{"-test.run=" + gotest.RunPattern(t.Name()), "-test.count=1"}
-	args = append(args, x.drawn().Flags()...)
-	if o.MaxSteps != engine.DefaultMaxSteps {
-		args = append(args, "-dst.maxsteps="+strconv.Itoa(o.MaxSteps))
+	args, cleanup, err := scheduleArgs(t.Name(), o, x)
+	if err != nil {
+		return "", false
 	}
-	if o.noShrink {
-		args = append(args, "-dst.shrink=false")
-	}
-	if flags.dir != "" {
-		args = append(args, "-dst.dir="+flags.dir)
-	}
+	defer cleanup()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
 	out, _ := cmd.CombinedOutput()

@@ -101,6 +101,10 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 			}
 		}
 		if len(x.found) == 0 {
+			if passed, child := failsAlone(t, o, x); passed {
+				t.Log(stateNote(t.Name(), x, child))
+				return
+			}
 			x = shrinkFailure(o, t.Name(), t, body, x)
 			x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
 		}

@@ -1,0 +1,62 @@
+package schedtest_test
+
+import (
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+// registered is package-level state a test leaves behind, as a registry
+// of names (groupcache's NewGroup panics on a name registered before).
+var registered atomic.Int32
+
+// TestChildRegisters registers a name once per process: its second run in
+// a process fails, whatever the interleaving, as it would natively under
+// go test -count=2.
+func TestChildRegisters(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "registers" {
+		t.Skip("run by TestStateLeftByEarlierSchedules")
+	}
+	schedtest.TestWith(t, schedtest.Options{Iterations: 5}, func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			if registered.Add(1) > 1 {
+				t.Fatal("duplicate registration of group \"g\"")
+			}
+		})
+		wg.Wait()
+	})
+}
+
+// TestStateLeftByEarlierSchedules: a failure that its schedule, run alone
+// in a fresh process as its reproduce line would, does not repeat is not
+// reported as a bug (its reproduce line would pass: regression, issue 25,
+// groupcache's suite under -wrap), and the test says why; a failure that
+// does repeat alone is reported (every other test of a failure here).
+func TestStateLeftByEarlierSchedules(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, err := child(t, ".", "registers", os.Args[0], "-test.run=^TestChildRegisters$", "-test.v")
+	if err != nil {
+		t.Fatalf("the test failed:\n%s", out)
+	}
+	for _, want := range []string{
+		"TestChildRegisters failed in schedule 2 here",
+		"passes when it runs alone in a fresh process",
+		"go test -count=2 -run '^TestChildRegisters$' may meet the same",
+		"duplicate registration of group",
+		"--- PASS: TestChildRegisters",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "reproduce:") || strings.Contains(out, "trace saved") {
+		t.Errorf("the failure was reported as a bug:\n%s", out)
+	}
+}
