@@ -2,6 +2,7 @@ package schedtest_test
 
 import (
 	"io/fs"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -219,5 +220,49 @@ func TestStaleSaveTempsAreRemoved(t *testing.T) {
 	}
 	if !regexp.MustCompile(`removed 1 temporary file that interrupted saves left in \S+TestChildABBA \(.*-dst.prune\)`).MatchString(out) {
 		t.Errorf("-dst.prune does not say what it removed:\n%s", out)
+	}
+}
+
+// TestVersionedDependencySavesWhereTestRan: a package of a module at a
+// version (the module cache's, or the rewrite cache's copy of it), run by
+// dstreplay test from another module, saves its failures under
+// testdata/dst/<import path> where dstreplay test ran, and replays them
+// from there; its own directory gets nothing (regression, issue 25: a trace
+// saved in the rewrite cache's copy made the next run rebuild the copy as
+// modified).
+func TestVersionedDependencySavesWhereTestRan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	dep := filepath.Join(t.TempDir(), "example.com", "m@v1.2.3")
+	if err := os.MkdirAll(dep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dep, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ran := t.TempDir()
+	run := func() (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildABBA$", "-test.v")
+		cmd.Dir = dep
+		cmd.Env = append(os.Environ(), "DST_CHILD=abba", "DST_TEST_DIR="+ran, "DST_DIR=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(); err == nil {
+		t.Fatalf("the buggy test passed:\n%s", out)
+	}
+	want := filepath.Join(ran, "testdata", "dst", "github.com", "dstgo", "dst", "sched", "schedtest", "TestChildABBA")
+	if traces, _ := filepath.Glob(filepath.Join(want, "*.trace")); len(traces) != 1 {
+		t.Errorf("%d traces in %s, want 1", len(traces), want)
+	}
+	filepath.WalkDir(dep, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() != "go.mod" {
+			t.Errorf("%s was written in the dependency's directory", path)
+		}
+		return nil
+	})
+	if out, _ := run(); !strings.Contains(out, "(replaying "+want) {
+		t.Errorf("the second run did not replay the saved trace:\n%s", out)
 	}
 }

@@ -39,7 +39,34 @@ func saveDir() string {
 	if d := os.Getenv("DST_DIR"); d != "" {
 		return d
 	}
+	if d := versionedDependencyDir(); d != "" {
+		return d
+	}
 	return defaultDir
+}
+
+// versionedDependencyDir is where failures of a package of a module at a
+// version are saved when dstreplay test ran it from another module (dstreplay
+// test -rewrite=golang.org/x/sync/... golang.org/x/sync/errgroup): under
+// testdata/dst/<import path> of the directory dstreplay test ran in. Its own
+// directory is the module cache's, which is read-only, or the rewrite cache's
+// copy of it, whose files are checked on reuse (a trace saved there made
+// the next run rebuild it as modified). It is "" for any other package.
+func versionedDependencyDir() string {
+	pkg := dependencyUnderTest()
+	if pkg == "" {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for _, elem := range strings.Split(filepath.ToSlash(wd), "/") {
+		if _, v, ok := strings.Cut(elem, "@"); ok && strings.HasPrefix(v, "v") {
+			return testDir(filepath.Join(os.Getenv("DST_TEST_DIR"), defaultDir), pkg)
+		}
+	}
+	return ""
 }
 
 // testDir is the directory of a test's saved failures under dir: subtests
