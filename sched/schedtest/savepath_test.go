@@ -2,8 +2,8 @@ package schedtest_test
 
 import (
 	"io/fs"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
