@@ -15,15 +15,19 @@ import (
 const decisionsPerRun = 1 << 14
 
 // BenchmarkSwitch measures one scheduling decision (sched/g=N: N managed
-// goroutines each looping on sched.Yield, random walk, one op = one Yield)
+// goroutines each looping on sched.Yield, random walk, one op = one Yield;
+// N from 2 to 100,000, to show how a decision's cost grows with the run)
 // against one handoff between plain goroutines passing a baton round-robin
 // through per-goroutine buffered channels (baseline/g=N).
 func BenchmarkSwitch(b *testing.B) {
-	for _, g := range []int{2, 16} {
+	for _, g := range []int{2, 16, 1000, 100_000} {
 		b.Run(fmt.Sprintf("sched/g=%d", g), func(b *testing.B) {
-			opts := schedtest.Options{Strategy: "random", MaxSteps: 4 * decisionsPerRun}
-			for left := b.N; left > 0; left -= decisionsPerRun {
-				n := min(left, decisionsPerRun)
+			// Each run makes every goroutine decide a few times: at
+			// 100,000 goroutines, starting them is part of the cost.
+			per := max(decisionsPerRun, 4*g)
+			opts := schedtest.Options{Strategy: "random", MaxSteps: 4 * per}
+			for left := b.N; left > 0; left -= per {
+				n := min(left, per)
 				opts.Seed = uint64(left)
 				res, err := schedtest.Run(opts, func(t *schedtest.T) { yieldLoop(g, n) })
 				if err != nil || res.Failure != nil {
