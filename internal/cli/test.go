@@ -25,7 +25,9 @@ With -wrap, the tested packages' own tests run under the scheduler unedited: eac
 func TestX(t *testing.T) (and each fuzz target's function) is explored as a schedtest.Test
 body (1000 schedules by default; -dst.* flags apply), its t.Run subtests are goroutines of
 the run and its t.Parallel subtests run together, interleaved; see package
-sched/native/nativetest for what differs from go test.
+sched/native/nativetest for what differs from go test. Under -wrap, go.uber.org/goleak is
+rewritten too, so that a goleak.VerifyNone a test defers sees the test's goroutines and not
+the tool's.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over is an error naming its
@@ -89,7 +91,7 @@ func runTest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitUsage
 	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: extra, Wrap: wrap, Flags: flags, Stderr: e.stderr})
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: rewriteSet(wrap, extra), Wrap: wrap, Flags: flags, Stderr: e.stderr})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitFailure
@@ -207,9 +209,33 @@ func overlayFor(h *trace.Header, pkg string) (string, []string, error) {
 			opts.Rewrite = strings.Split(v, ",")
 		}
 	}
+	marker := markerValue(opts.Wrap, opts.Rewrite)
+	opts.Rewrite = rewriteSet(opts.Wrap, opts.Rewrite)
 	path, _, err := rewrite.Overlay(opts)
 	if err != nil {
 		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", pkg, err)
 	}
-	return "-overlay=" + path, []string{rewrite.EnvMarker + "=" + markerValue(opts.Wrap, opts.Rewrite)}, nil
+	return "-overlay=" + path, []string{rewrite.EnvMarker + "=" + marker}, nil
+}
+
+// wrapRewrite is what -wrap rewrites besides the dependencies -rewrite
+// names: go.uber.org/goleak, whose VerifyNone a wrapped test defers and so
+// calls inside the run. Not rewritten, it lists every goroutine of the
+// process, the tool's among them (the goroutine that runs the run, the
+// watchdog), and reports those as leaks, after native sleeps the watchdog
+// notes. Rewritten, its runtime.Stack is native.Stack, which lists the
+// goroutines the program would have under go test: those outside the run
+// and the run's live ones, so a goroutine the test leaves behind is still
+// reported; and its sleeps between retries are the run's, on the virtual
+// clock, during which the test's goroutines run to their end. A pattern
+// that matches no package the tests import rewrites nothing.
+var wrapRewrite = []string{"go.uber.org/goleak/..."}
+
+// rewriteSet is the dependencies to rewrite: those -rewrite names
+// (extra), and under -wrap wrapRewrite's.
+func rewriteSet(wrap bool, extra []string) []string {
+	if !wrap {
+		return extra
+	}
+	return append(slices.Clip(extra), wrapRewrite...)
 }

@@ -38,8 +38,11 @@
 // scheduler has seen exit and that the runtime has not yet let go of,
 // which under -race lingers a while). goleak and checks written by hand
 // that poll the count until the workers are gone see what go test shows;
-// goleak does so when it is rewritten (-rewrite=go.uber.org/goleak/...),
-// as it calls runtime.Stack itself.
+// goleak does so when it is rewritten, as it calls runtime.Stack itself:
+// dstreplay test -wrap rewrites it without being asked (without -wrap,
+// -rewrite=go.uber.org/goleak/... does). Code that is not rewritten and
+// lists the goroutines itself (runtime.Stack, pprof's goroutine profile)
+// sees the tool's too.
 //
 // # Not covered
 //
