@@ -113,7 +113,7 @@ type fileRewriter struct {
 	loopLabels map[ast.Stmt]*ast.LabeledStmt // the labels of for and range statements
 	gotos      map[string]bool               // labels a goto names
 	called     map[*ast.SelectorExpr]bool    // selectors that are called
-	named      map[string]string             // packages typeText names, by path, and the names it imports them as
+	named      map[string]string             // packages the rewritten file imports under names of its own, by path
 	ntmp       int
 	errs       []*Error
 }

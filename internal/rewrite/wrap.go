@@ -1,9 +1,11 @@
 package rewrite
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,6 +71,11 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 			r.keepAll(n, n.Name.Name)
 			return
 		}
+		if c, f := r.handsToNative(n.Body); c != nil {
+			r.keepAll(n, n.Name.Name)
+			r.nativeNote(n.Body, n.Name.Name, c, f)
+			return
+		}
 		r.wrapFuncs = append(r.wrapFuncs, wrapped{n.Type, n.Body})
 		r.keepType(n.Type.Params.List[0].Type)
 	case *ast.CallExpr:
@@ -87,6 +94,9 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 		}
 		if r.runsItself(lit.Body) {
 			r.keepAll(lit, "the fuzz target")
+		} else if c, f := r.handsToNative(lit.Body); c != nil {
+			r.keepAll(lit, "the fuzz target")
+			r.nativeNote(lit.Body, "the fuzz target", c, f)
 		} else {
 			r.wrapFuncs = append(r.wrapFuncs, wrapped{lit.Type, lit.Body})
 			r.keepType(first.Type)
@@ -111,6 +121,51 @@ func (r *fileRewriter) runsItself(body *ast.BlockStmt) bool {
 		return !found
 	})
 	return found
+}
+
+// handsToNative is the first call in a test's body that hands a *testing.T
+// (the test's own, or a subtest's) to a function of a package that is not
+// rewritten and takes a *testing.T (gopkg.in/check.v1's TestingT, a
+// testing framework's runner), and that function; nil if there is none.
+// -wrap leaves such a test as it is: it runs natively, outside the
+// scheduler, since the function needs go test's own *testing.T.
+func (r *fileRewriter) handsToNative(body *ast.BlockStmt) (*ast.CallExpr, *types.Func) {
+	var call *ast.CallExpr
+	var fn *types.Func
+	ast.Inspect(body, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || call != nil {
+			return call == nil
+		}
+		f, _ := typeutil.Callee(r.info, c).(*types.Func)
+		if f == nil || f.Pkg() == nil || r.rewritten(f.Pkg()) || toolPackage(f.Pkg().Path()) || f.Pkg().Path() == "testing" {
+			return true
+		}
+		sig := f.Type().(*types.Signature)
+		for i, a := range c.Args {
+			if isTestingT(r.info.TypeOf(a)) && isTestingT(paramType(sig, c, i)) {
+				call, fn = c, f
+				return false
+			}
+		}
+		return true
+	})
+	return call, fn
+}
+
+// nativeNote makes a test that -wrap leaves as it is because it hands its
+// *testing.T to c, a call of f, write a line to the standard error when it
+// starts, saying that it runs natively and why.
+func (r *fileRewriter) nativeNote(body *ast.BlockStmt, name string, c *ast.CallExpr, f *types.Func) {
+	callee := f.Pkg().Path() + "." + f.Name()
+	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
+		callee = types.TypeString(sig.Recv().Type(), nil) + "." + f.Name()
+	}
+	note := fmt.Sprintf("dstreplay test -wrap: %s runs natively, not under the scheduler: it hands its *testing.T to %s (%s), which is not rewritten; add %s to -rewrite to run it under the scheduler\n",
+		name, callee, r.place(c.Pos()), f.Pkg().Path())
+	stdOS := tmpPrefix + "_os"
+	r.named["os"] = stdOS
+	r.insert(body.Lbrace+1, " "+stdOS+".Stderr.WriteString("+strconv.Quote(note)+");")
 }
 
 // keepAll keeps every testing.T under n, a test -wrap leaves as it is
