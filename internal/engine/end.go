@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -94,15 +96,19 @@ func (r *Run) fireWatchdog() {
 	if in != "" {
 		in = " in " + in
 	}
+	advice := "use the sched shims for everything that blocks, or raise -dst.watchdog"
+	if pkg := unrewrittenDependency(stack); pkg != "" {
+		advice = fmt.Sprintf("%s blocks outside the scheduler because dstreplay test did not rewrite it: "+
+			"-rewrite=%s runs it on the scheduler", pkg, pkg)
+	}
 	r.failure = &Failure{
 		Kind: Watchdog,
 		G:    g.ID,
 		Step: r.steps,
 		Message: fmt.Sprintf("watchdog: goroutine %d ran for %v without reaching a scheduling point%s: "+
 			"it is blocked outside the scheduler (a native channel, a sync.Mutex, time.Sleep, I/O, code that is "+
-			"not rewritten) or spinning without calling into sched; use the sched shims for everything that "+
-			"blocks, or raise -dst.watchdog",
-			g.ID, max(r.wdStalled, r.cfg.Watchdog).Round(time.Millisecond), in),
+			"not rewritten) or spinning without calling into sched; %s",
+			g.ID, max(r.wdStalled, r.cfg.Watchdog).Round(time.Millisecond), in, advice),
 		Stack:      renumber(userStack(stack, false), g.ID),
 		Goroutines: r.snapshot(),
 	}
@@ -195,4 +201,45 @@ func allStacks() []byte {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+}
+
+// unrewrittenDependency is, for the stack of a goroutine blocked outside
+// the scheduler, the package of a module at a version (a dependency, from
+// the module cache) whose code blocks, when the process runs code that
+// dstreplay test rewrote: its channels and locks are Go's, so the run
+// cannot see what would wake it. It is "" otherwise.
+func unrewrittenDependency(stack string) string {
+	marker := os.Getenv("DST_REWRITTEN") // "1", or dstreplay test's flags: "-wrap -rewrite=a/...,b"
+	if marker == "" || !nativeBlocked(stack) {
+		return ""
+	}
+	_, frames := splitFrames(stack)
+	for _, fr := range frames {
+		l, ok := userFrame(fr)
+		if !ok {
+			continue
+		}
+		if pkg := funcPackage(l.Func); strings.Contains(filepath.ToSlash(l.File), "@v") && !rewriteMatches(marker, pkg) {
+			return pkg
+		}
+		return "" // the user's own code, rewritten, blocks natively
+	}
+	return ""
+}
+
+// rewriteMatches reports whether a -rewrite pattern of dstreplay test's
+// flags (marker) matches the package pkg.
+func rewriteMatches(marker, pkg string) bool {
+	for f := range strings.FieldsSeq(marker) {
+		v, ok := strings.CutPrefix(f, "-rewrite=")
+		if !ok {
+			continue
+		}
+		for _, p := range strings.Split(v, ",") {
+			if lit, wild := strings.CutSuffix(p, "/..."); wild && (pkg == lit || strings.HasPrefix(pkg, lit+"/")) || p == pkg {
+				return true
+			}
+		}
+	}
+	return false
 }
