@@ -20,7 +20,7 @@ const decisionsPerRun = 1 << 14
 // against one handoff between plain goroutines passing a baton round-robin
 // through per-goroutine buffered channels (baseline/g=N).
 func BenchmarkSwitch(b *testing.B) {
-	for _, g := range []int{2, 16, 1000, 100_000} {
+	for _, g := range []int{2, 10, 16, 1000, 100_000} {
 		b.Run(fmt.Sprintf("sched/g=%d", g), func(b *testing.B) {
 			// Each run makes every goroutine decide a few times: at
 			// 100,000 goroutines, starting them is part of the cost.
