@@ -191,7 +191,7 @@ func TestAttackRewriteOption(t *testing.T) {
 	for _, c := range []struct{ opt, why string }{
 		{`rewritten.rewrite=-toolexec=/bin/sh -c "touch x" sh`, `has "-toolexec=/bin/sh -c \"touch x\" sh", which is not an import path pattern: it begins with '-', as a flag does`},
 		{"rewritten.rewrite=golang.org/x/sync/...,-overlay=/tmp/o.json", `has "-overlay=/tmp/o.json", which is not an import path pattern: it begins with '-'`},
-		{"rewritten.rewrite=...", `has "...", which is not an import path pattern: it matches every package`},
+		{"rewritten.rewrite=/...", `has "/...", which is not an import path pattern: it matches every package`},
 		{"rewritten.wrap=-x", `is not rewritten.wrap=1`},
 	} {
 		path := attackTrace(t, "example.com/tiny", "TestX", "rewritten=1", c.opt)

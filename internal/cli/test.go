@@ -17,9 +17,15 @@ const testHelp = `Test runs go test on the packages with their code rewritten at
 own concurrency (go statements, channels, select, sync, sync/atomic, time, context,
 runtime.Gosched, math/rand) runs on the scheduler inside a schedtest run, and as written
 outside one. Nothing on disk changes: the rewritten files go to the user cache directory and
-into go test through -overlay, so go's build cache keeps their compilation. Every package of
-the module that the tested packages import is rewritten; -rewrite adds dependencies. Reports,
-traces, the stepper and delve show the original files and lines.
+into go test through -overlay, so go's build cache keeps their compilation. The tested
+packages, every package of their module they import, and every dependency are rewritten (as
+the race detector instruments them all), but the standard library and the tool's own packages
+and theirs. A dependency whose code the rewrite cannot carry over runs natively, with a line
+on stderr naming it and the first such place. -rewrite=none rewrites no dependency; -rewrite
+names dependencies that must be rewritten (where the rewrite refuses one, nothing runs), so
+-rewrite=none,golang.org/x/sync/... rewrites that module alone. Reports, traces, the stepper
+and delve show the original files and lines, and a trace records what was rewritten, so that
+exec and debug rewrite it again the same way.
 
 With -wrap, the tested packages' own tests run under the scheduler unedited: each
 func TestX(t *testing.T) (and each fuzz target's function) is explored as a schedtest.Test
@@ -30,11 +36,13 @@ rewritten too, so that a goleak.VerifyNone a test defers sees the test's gorouti
 the tool's.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
-goes to go test as given. A construct the rewrite cannot carry over is an error naming its
-file and line, and nothing runs.
+goes to go test as given. A construct the rewrite cannot carry over, in a tested package, a
+package of their module or one -rewrite names, is an error naming its file and line, and
+nothing runs.
 
   dstreplay test ./... -run TestCache -dst.iters=1000
-  dstreplay test -wrap -rewrite=golang.org/x/sync/... golang.org/x/sync/errgroup`
+  dstreplay test -wrap golang.org/x/sync/errgroup
+  dstreplay test -wrap -rewrite=none ./...`
 
 // testBoolFlags are go test's flags that take no value, to tell a package
 // pattern from a flag's value.
@@ -45,7 +53,7 @@ var testBoolFlags = map[string]bool{"v": true, "race": true, "short": true, "fai
 func runTest(e *env, args []string) int {
 	c := lookup("test")
 	fs := c.flags(e)
-	fs.String("rewrite", "", "also rewrite the dependencies matching `patterns` (comma-separated import paths, with ...)")
+	fs.String("rewrite", "", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (default: every dependency, those the rewrite refuses natively)")
 	fs.Bool("overlay", false, "print the path of the -overlay file and stop (for go build, go vet, gopls)")
 	fs.Bool("wrap", false, "run every test function (and fuzz target) of the tested packages under the scheduler, as it is")
 	var extra []string
@@ -91,7 +99,12 @@ func runTest(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitUsage
 	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: rewriteSet(wrap, extra), Wrap: wrap, Flags: flags, Stderr: e.stderr})
+	set, deps, err := rewriteSet(wrap, extra, true)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
+		return ExitUsage
+	}
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: set, Deps: deps, Wrap: wrap, Flags: flags, Stderr: e.stderr})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitFailure
@@ -106,7 +119,7 @@ func runTest(e *env, args []string) int {
 	}
 	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra), "DST_TEST_DIR="+dir)
+	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra, deps), "DST_TEST_DIR="+dir)
 	if how := invocation(dir); how != "" {
 		cmd.Env = append(cmd.Env, envTool+"="+how) // for the commands reports print
 	}
@@ -175,42 +188,64 @@ func splitTestArgs(args []string) (patterns, build []string) {
 }
 
 // markerValue is what dstreplay test sets EnvMarker to: the flags that
-// rewrote the code (which the harness puts into its reproduce lines and
-// traces), or 1 when there are none.
-func markerValue(wrap bool, extra []string) string {
+// rewrote the code, which the harness puts into its reproduce lines and
+// traces. The -rewrite flag always says whether the dependencies were
+// rewritten ("..." first) or not ("none" first): a trace recorded before
+// every dependency was rewritten by default names neither, and is re-run as
+// it was recorded (see overlayFor).
+func markerValue(wrap bool, extra []string, deps bool) string {
 	var flags []string
 	if wrap {
 		flags = append(flags, "-wrap")
 	}
-	if len(extra) > 0 {
-		flags = append(flags, "-rewrite="+strings.Join(extra, ","))
+	named := []string{"none"}
+	if deps {
+		named = []string{allDeps}
 	}
-	if len(flags) == 0 {
-		return "1"
+	for _, p := range extra {
+		if p != allDeps && p != noDeps {
+			named = append(named, p)
+		}
 	}
+	flags = append(flags, "-rewrite="+strings.Join(named, ","))
 	return strings.Join(flags, " ")
 }
+
+// The -rewrite patterns that say whether every dependency is rewritten:
+// "..." (go's pattern that matches every package, which sched/native's
+// advice reads as such) says yes, "none" no.
+const (
+	allDeps = "..."
+	noDeps  = "none"
+)
 
 // overlayFor returns, for a trace recorded by code that dstreplay test
 // rewrote, the -overlay flag that rewrites the package pkg again with the
 // trace's flags (-wrap, -rewrite), for go run in the current directory
 // (which may be another module than pkg's: a dependency's tests), and the
-// environment's marker; nothing for other traces.
+// environment's marker; nothing for other traces. A trace whose -rewrite
+// says neither "..." nor "none" was recorded when no dependency was
+// rewritten unless named, and is rewritten so again.
 func overlayFor(h *trace.Header, pkg string) (string, []string, error) {
 	if !slices.Contains(h.Options, "rewritten=1") {
 		return "", nil, nil
 	}
 	opts := rewrite.Options{Patterns: []string{pkg}}
+	var extra []string
 	for _, o := range h.Options {
 		switch k, v, _ := strings.Cut(o, "="); k {
 		case "rewritten.wrap":
 			opts.Wrap = true
 		case "rewritten.rewrite":
-			opts.Rewrite = strings.Split(v, ",")
+			extra = strings.Split(v, ",")
 		}
 	}
-	marker := markerValue(opts.Wrap, opts.Rewrite)
-	opts.Rewrite = rewriteSet(opts.Wrap, opts.Rewrite)
+	var err error
+	opts.Rewrite, opts.Deps, err = rewriteSet(opts.Wrap, extra, false)
+	if err != nil {
+		return "", nil, fmt.Errorf("the trace's rewrite options: %w", err)
+	}
+	marker := markerValue(opts.Wrap, extra, opts.Deps)
 	path, _, err := rewrite.Overlay(opts)
 	if err != nil {
 		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", pkg, err)
@@ -228,14 +263,39 @@ func overlayFor(h *trace.Header, pkg string) (string, []string, error) {
 // and the run's live ones, so a goroutine the test leaves behind is still
 // reported; and its sleeps between retries are the run's, on the virtual
 // clock, during which the test's goroutines run to their end. A pattern
-// that matches no package the tests import rewrites nothing.
+// that matches no package the tests import rewrites nothing. It is
+// rewritten by name (the rewrite may not refuse it) even with
+// -rewrite=none.
 var wrapRewrite = []string{"go.uber.org/goleak/..."}
 
-// rewriteSet is the dependencies to rewrite: those -rewrite names
-// (extra), and under -wrap wrapRewrite's.
-func rewriteSet(wrap bool, extra []string) []string {
-	if !wrap {
-		return extra
+// rewriteSet is what to rewrite given the -rewrite patterns (extra): the
+// dependencies that must be rewritten, those named and under -wrap
+// wrapRewrite's, and whether every other one is rewritten too (where the
+// rewrite does not refuse it). That is "..." among the patterns, not
+// "none", or else deps.
+func rewriteSet(wrap bool, extra []string, deps bool) ([]string, bool, error) {
+	var named []string
+	all, none := false, false
+	for _, p := range extra {
+		switch p {
+		case allDeps:
+			all = true
+		case noDeps:
+			none = true
+		default:
+			named = append(named, p)
+		}
 	}
-	return append(slices.Clip(extra), wrapRewrite...)
+	switch {
+	case all && none:
+		return nil, false, errors.New("-rewrite names both ... (every dependency) and none")
+	case all:
+		deps = true
+	case none:
+		deps = false
+	}
+	if wrap {
+		named = append(named, wrapRewrite...)
+	}
+	return named, deps, nil
 }

@@ -28,13 +28,14 @@ type listed struct {
 		Replace            *struct{ Path, Version string }
 	}
 	GoFiles, CgoFiles, TestGoFiles, XTestGoFiles, EmbedFiles []string
+	Deps                                                     []string
 }
 
 // list runs go list -deps -test on the patterns: one listing gives the
 // rewrite's cache key and, when the key is new, the packages to rewrite.
 func list(opts Options) ([]listed, error) {
 	args := append([]string{"list", "-e", "-deps", "-test",
-		"-json=ImportPath,Name,Dir,ForTest,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles"}, opts.Flags...)
+		"-json=ImportPath,Name,Dir,ForTest,Standard,Module,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,EmbedFiles,Deps"}, opts.Flags...)
 	cmd := exec.Command("go", append(args, opts.Patterns...)...)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
 	var stderr bytes.Buffer
@@ -60,8 +61,10 @@ func list(opts Options) ([]listed, error) {
 // the standard library that the tested packages build with (by name, size
 // and modification time, as go's own staleness check does; a module's
 // files by its version). The standard library is the toolchain's, named by
-// its version.
-func cacheKey(opts Options, pkgs []listed) (string, error) {
+// its version. The packages to rewrite (strict and lenient, as targets
+// lists them) are part of it too, so that an overlay made for one set is
+// never used for another.
+func cacheKey(opts Options, pkgs []listed, strict, lenient []string) (string, error) {
 	h := sha256.New()
 	self, err := os.Executable()
 	if err == nil {
@@ -69,7 +72,8 @@ func cacheKey(opts Options, pkgs []listed) (string, error) {
 			fmt.Fprintf(h, "tool %s %d %d\n", self, st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\nwrap %v\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite, opts.Wrap)
+	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\ndeps %v\nwrap %v\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite, opts.Deps, opts.Wrap)
+	fmt.Fprintf(h, "strict %q\nlenient %q\n", strict, lenient)
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
@@ -160,6 +164,7 @@ type manifest struct {
 	Overlay string            // the overlay's name in the cache root
 	Files   map[string]string // every file the overlay names, and itself: name in root -> SHA-256 (hex)
 	Modules map[string]string // the module copies its go.mod replaces: path from root -> SHA-256 of its manifest
+	Notes   []string          // the lines that say which dependencies run natively, and why
 }
 
 // openCache creates (private to the user) or checks the cache's root:
@@ -382,7 +387,7 @@ func (c *cache) cached(key string) (string, int, bool, error) {
 		if filepath.Dir(f) != c.root || m.Files[filepath.Base(f)] == "" {
 			return fail(overlay) // a file the manifest does not vouch for
 		}
-		if strings.HasSuffix(name, ".go") {
+		if strings.HasSuffix(name, ".go") && filepath.Base(name) != flagFile {
 			n++
 		}
 	}
@@ -404,13 +409,22 @@ func (c *cache) cached(key string) (string, int, bool, error) {
 			return "", 0, false, nil
 		}
 	}
+	c.say(m.Notes)
 	return overlay, n, true, nil
+}
+
+// say prints the notes of an overlay, one a line, as made or found again:
+// each run says which dependencies run natively.
+func (c *cache) say(notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(c.stderr, strings.ToValidUTF8(n, "?"))
+	}
 }
 
 // writeEntry writes the manifest of the overlay just made under its key, last
 // of all its files.
-func (c *cache) writeEntry(key, overlay string) error {
-	data, err := json.MarshalIndent(manifest{Overlay: filepath.Base(overlay), Files: c.files, Modules: c.mods}, "", "\t")
+func (c *cache) writeEntry(key, overlay string, notes []string) error {
+	data, err := json.MarshalIndent(manifest{Overlay: filepath.Base(overlay), Files: c.files, Modules: c.mods, Notes: notes}, "", "\t")
 	if err != nil {
 		return fmt.Errorf("rewrite: %w", err)
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,17 +21,22 @@ type Options struct {
 	Dir      string    // where go runs (the module under test)
 	Patterns []string  // the packages to test: they and every package of their module they import are rewritten
 	Rewrite  []string  // import path patterns (with ...) of dependencies to rewrite too
+	Deps     bool      // rewrite every other dependency too, leaving as it is one the rewrite refuses (see Overlay)
 	Wrap     bool      // run go test's tests under the scheduler (see Config.Wrap)
 	Env      []string  // the environment of go (nil: this process's)
 	Flags    []string  // build flags (-tags, -race, ...)
 	CacheDir string    // where rewritten files and the overlay go (cache.go; "": dstreplay/rewrite in os.UserCacheDir)
-	Stderr   io.Writer // where a line says that a cache entry was modified and is made again (nil: os.Stderr)
+	Stderr   io.Writer // where a line says that a cache entry was modified and is made again, or that a dependency runs natively (nil: os.Stderr)
 }
 
 // Overlay rewrites the packages opts names and returns the path of a go
 // build -overlay file that compiles them rewritten, and the number of files
 // it replaces. Files on disk are never changed. A construct the rewrite
-// cannot carry over is an error listing every such place.
+// cannot carry over, in a package under test, of their module or that
+// opts.Rewrite names, is an error listing every such place. In a package
+// that only opts.Deps rewrites, it leaves that package as it is (natively
+// run), and a line on opts.Stderr names the package and the first place,
+// each time the overlay is used.
 func Overlay(opts Options) (string, int, error) {
 	c, err := openCache(opts)
 	if err != nil {
@@ -39,7 +46,11 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
-	key, err := cacheKey(opts, listing)
+	strict, lenient, notes, err := targets(opts, listing)
+	if err != nil {
+		return "", 0, err
+	}
+	key, err := cacheKey(opts, listing, strict, lenient)
 	if err != nil {
 		return "", 0, fmt.Errorf("rewrite: %w", err)
 	}
@@ -47,26 +58,58 @@ func Overlay(opts Options) (string, int, error) {
 		return path, n, err
 	}
 	sweep(c.root)
-	targets, err := targets(opts, listing)
+	tested := testedPackages(listing)
+	pkgs, err := load(opts, strict, lenient, tested)
 	if err != nil {
 		return "", 0, err
 	}
-	lc := &packages.Config{
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-			packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
-		Dir: opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: true,
+	isLenient := map[string]bool{}
+	for _, t := range lenient {
+		isLenient[t] = true
 	}
-	pkgs, err := packages.Load(lc, targets...)
-	if err != nil {
-		return "", 0, fmt.Errorf("rewrite: loading the packages: %w", err)
+	// A package the rewrite refuses is left native, and the packages
+	// that call it are rewritten again knowing it is not rewritten (a
+	// channel handed to it is marked), until no other one refuses.
+	native := map[string]string{}
+	var out *rewritten
+	for {
+		out = rewriteAll(pkgs, opts, append(slices.Clip(strict), lenient...), native, tested)
+		more := false
+		for path, errs := range out.errs {
+			if isLenient[path] && native[path] == "" {
+				native[path] = joinSorted(errs).Error()
+				native[path], _, _ = strings.Cut(native[path], "\n")
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
 	}
-	rewritten := map[string]bool{}
-	for _, t := range targets {
-		rewritten[t] = true
+	var errs []error
+	for path, e := range out.errs {
+		if !isLenient[path] {
+			errs = append(errs, e...)
+		}
 	}
-	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return rewritten[path] }}
+	if len(errs) > 0 {
+		return "", 0, joinSorted(errs)
+	}
+	for _, path := range sortedKeys(native) {
+		notes = append(notes, fmt.Sprintf("dstreplay: %s is not rewritten and runs natively: %s", path, native[path]))
+	}
+	sort.Strings(notes)
+	// The modules to copy out of the module cache: those of the packages
+	// rewritten by name, and of those opts.Deps rewrote a file of.
+	copied := map[string]bool{}
+	for _, t := range strict {
+		copied[t] = true
+	}
+	for path := range out.changed {
+		copied[path] = true
+	}
 	replace := map[string]string{}
-	mods := cachedModules(listing, rewritten)
+	mods := cachedModules(listing, copied)
 	if len(mods) > 0 {
 		goMod, err := mainGoMod(opts)
 		if err != nil {
@@ -82,51 +125,15 @@ func Overlay(opts Options) (string, int, error) {
 		}
 		replace[goMod] = path
 	}
-	files := 0
-	done := map[string]bool{}
-	var errs []error
-	tested := testedPackages(listing)
-	for _, p := range pkgs {
-		if of := testOf(p.ID); of != "" && !tested[of] {
-			continue // a dependency's own tests, which go test does not build here
+	for _, name := range slices.Sorted(maps.Keys(out.files)) {
+		path, err := c.storeAs(out.files[name], ".go")
+		if err != nil {
+			return "", 0, err
 		}
-		for _, e := range p.Errors {
-			errs = append(errs, e)
+		if c, ok := inCopy(mods, name); ok {
+			name = c // the module cache's files cannot be replaced
 		}
-		if len(p.Errors) > 0 || p.TypesInfo == nil {
-			continue
-		}
-		for i, f := range p.Syntax {
-			name := p.Fset.File(f.Pos()).Name()
-			if done[name] || i >= len(p.CompiledGoFiles) || !strings.HasSuffix(name, ".go") {
-				continue
-			}
-			done[name] = true
-			src, err := os.ReadFile(name)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, withVersion(cfg, p))
-			for _, e := range ferrs {
-				errs = append(errs, e)
-			}
-			if out == nil {
-				continue
-			}
-			path, err := c.storeAs(out, ".go")
-			if err != nil {
-				return "", 0, err
-			}
-			if c, ok := inCopy(mods, name); ok {
-				name = c // the module cache's files cannot be replaced
-			}
-			replace[name] = path
-			files++
-		}
-	}
-	if len(errs) > 0 {
-		return "", 0, joinSorted(errs)
+		replace[name] = path
 	}
 	for file, text := range flagFiles(listing) {
 		path, err := c.storeAs([]byte(text), ".go")
@@ -146,14 +153,112 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
-	if err := c.writeEntry(key, path); err != nil {
+	if err := c.writeEntry(key, path, notes); err != nil {
 		return "", 0, err
 	}
-	return path, files, nil
+	c.say(notes)
+	return path, len(out.files), nil
+}
+
+// load type-checks the packages to rewrite, in two go list runs: those
+// whose tests go test builds with their test variants, and the others
+// without (a dependency's tests, which would otherwise be loaded for
+// nothing, with the packages only they import).
+func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*packages.Package, error) {
+	var withTests, without []string
+	for _, t := range append(slices.Clip(strict), lenient...) {
+		if tested[t] {
+			withTests = append(withTests, t)
+		} else {
+			without = append(without, t)
+		}
+	}
+	var all []*packages.Package
+	for _, group := range []struct {
+		patterns []string
+		tests    bool
+	}{{withTests, true}, {without, false}} {
+		if len(group.patterns) == 0 {
+			continue
+		}
+		lc := &packages.Config{
+			Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
+				packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+			Dir: opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: group.tests,
+		}
+		pkgs, err := packages.Load(lc, group.patterns...)
+		if err != nil {
+			return nil, fmt.Errorf("rewrite: loading the packages: %w", err)
+		}
+		all = append(all, pkgs...)
+	}
+	return all, nil
+}
+
+// rewritten is what one pass of the rewrite over the loaded packages made.
+type rewritten struct {
+	files   map[string][]byte  // the original file's path -> its rewritten text
+	changed map[string]bool    // the packages (import paths) a file of which is rewritten
+	errs    map[string][]error // by package: what the rewrite refuses, or the package's load errors
+}
+
+// rewriteAll rewrites the files of the loaded packages, but those of the
+// packages in native, which the others' rewrite takes for not rewritten.
+func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native map[string]string, tested map[string]bool) *rewritten {
+	set := map[string]bool{}
+	for _, t := range targets {
+		set[t] = native[t] == ""
+	}
+	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return set[path] }}
+	r := &rewritten{files: map[string][]byte{}, changed: map[string]bool{}, errs: map[string][]error{}}
+	done := map[string]bool{}
+	for _, p := range pkgs {
+		of := testOf(p.ID)
+		if of != "" && !tested[of] {
+			continue // a dependency's own tests, which go test does not build here
+		}
+		path := p.PkgPath
+		if of != "" {
+			path = of // a test variant, or the external test package, fails its package
+		}
+		if native[path] != "" {
+			continue
+		}
+		for _, e := range p.Errors {
+			r.errs[path] = append(r.errs[path], e)
+		}
+		if len(p.Errors) > 0 || p.TypesInfo == nil {
+			continue
+		}
+		for i, f := range p.Syntax {
+			name := p.Fset.File(f.Pos()).Name()
+			if done[name] || i >= len(p.CompiledGoFiles) || !strings.HasSuffix(name, ".go") {
+				continue
+			}
+			done[name] = true
+			src, err := os.ReadFile(name)
+			if err != nil {
+				r.errs[path] = append(r.errs[path], err)
+				continue
+			}
+			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, withVersion(cfg, p))
+			for _, e := range ferrs {
+				r.errs[path] = append(r.errs[path], e)
+			}
+			if out != nil {
+				r.files[name] = out
+				r.changed[path] = true
+			}
+		}
+	}
+	return r
 }
 
 // SchedtestPath is the package of the -dst.* flags.
 const SchedtestPath = "github.com/dstgo/dst/sched/schedtest"
+
+// flagFile is the name of the file flagFiles adds to a package.
+const flagFile = "zz_dstflags_test.go"
 
 // flagFiles are test files to add, by path, so that the test binary of each
 // package under test takes the -dst.* flags dstreplay test passes on, even
@@ -178,39 +283,67 @@ func flagFiles(pkgs []listed) map[string]string {
 		if len(p.TestGoFiles) == 0 {
 			name += "_test"
 		}
-		files[filepath.Join(p.Dir, "zz_dstflags_test.go")] = "package " + name + "\n\n// Added by dstreplay test: the -dst.* flags.\nimport _ " + strconv.Quote(SchedtestPath) + "\n"
+		files[filepath.Join(p.Dir, flagFile)] = "package " + name + "\n\n// Added by dstreplay test: the -dst.* flags.\nimport _ " + strconv.Quote(SchedtestPath) + "\n"
 	}
 	return files
 }
 
-// targets lists the packages to rewrite: those under test, the packages of
-// their module they import, and the dependencies opts.Rewrite matches; never
-// the standard library, nor the tool's own packages. A test variant counts
-// as the package it tests (an external test package is loaded with it).
-func targets(opts Options, pkgs []listed) ([]string, error) {
+// targets lists the packages to rewrite: those under test and the packages
+// of their module they import, and the dependencies opts.Rewrite matches
+// (strict: a construct the rewrite refuses there is an error); and, with
+// opts.Deps, every other dependency (lenient: one the rewrite refuses stays
+// native). Never the standard library, the tool's own packages, nor what
+// those import (the tool links them into the test binary, and they must run
+// as written: toolModules). A dependency with cgo files stays native, with a
+// note saying so. A test variant counts as the package it tests (an
+// external test package is loaded with it).
+func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err error) {
+	tested := testedPackages(pkgs)
+	toolDeps := map[string]bool{}
+	for _, p := range pkgs {
+		if toolPackage(strings.TrimSuffix(p.ImportPath, ".test")) && p.ForTest == "" {
+			for _, d := range p.Deps {
+				toolDeps[d] = true
+			}
+		}
+	}
 	set := map[string]bool{}
 	for _, p := range pkgs {
 		path, _, _ := strings.Cut(p.ImportPath, " ")
 		if p.ForTest != "" {
 			path = p.ForTest
 		}
-		if p.Standard || strings.HasSuffix(path, ".test") || toolPackage(path) {
+		if _, seen := set[path]; seen || p.Standard || strings.HasSuffix(path, ".test") || toolPackage(path) {
 			continue
 		}
-		if p.Module != nil && p.Module.Main || matchAny(opts.Rewrite, path) {
+		switch {
+		case p.Module != nil && p.Module.Main || tested[path] || matchAny(opts.Rewrite, path):
 			set[path] = true
+		case !opts.Deps || toolDeps[path] || p.Module != nil && slices.Contains(toolModules, p.Module.Path):
+		case len(p.CgoFiles) > 0:
+			notes = append(notes, fmt.Sprintf("dstreplay: %s is not rewritten and runs natively: it uses cgo", path))
+		default:
+			set[path] = false
 		}
 	}
-	if len(set) == 0 {
-		return nil, errors.New("rewrite: no package to rewrite: the patterns match no package of this module")
+	for _, p := range slices.Sorted(maps.Keys(set)) {
+		if set[p] {
+			strict = append(strict, p)
+		} else {
+			lenient = append(lenient, p)
+		}
 	}
-	list := make([]string, 0, len(set))
-	for p := range set {
-		list = append(list, p)
+	if len(strict)+len(lenient) == 0 {
+		return nil, nil, nil, errors.New("rewrite: no package to rewrite: the patterns match no package of this module")
 	}
-	sort.Strings(list)
-	return list, nil
+	return strict, lenient, notes, nil
 }
+
+// toolModules are the modules that the packages rewritten code calls (the
+// scheduler's) link into a test binary: never rewritten, even when the
+// tested packages do not import the tool (TestToolModules keeps the list
+// right).
+var toolModules = []string{"github.com/klauspost/compress", "github.com/petermattis/goid"}
 
 // testedPackages is the set of the packages whose tests go test builds:
 // those the listing has test variants for.

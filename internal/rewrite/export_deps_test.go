@@ -1,0 +1,4 @@
+package rewrite
+
+// ToolModules is toolModules.
+var ToolModules = toolModules
