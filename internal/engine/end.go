@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,7 +98,11 @@ func (r *Run) fireWatchdog() {
 		in = " in " + in
 	}
 	advice := "use the sched shims for everything that blocks, or raise -dst.watchdog"
-	if pkg := unrewrittenDependency(stack); pkg != "" {
+	switch pkg, all := unrewrittenDependency(stack); {
+	case pkg != "" && all:
+		advice = fmt.Sprintf("%s blocks outside the scheduler because the rewrite refused it (dstreplay test "+
+			"printed why when it started)", pkg)
+	case pkg != "":
 		advice = fmt.Sprintf("%s blocks outside the scheduler because dstreplay test did not rewrite it: "+
 			"-rewrite=%s runs it on the scheduler", pkg, pkg)
 	}
@@ -206,39 +211,47 @@ func allStacks() []byte {
 // unrewrittenDependency is, for the stack of a goroutine blocked outside
 // the scheduler, the package of a module at a version (a dependency, from
 // the module cache) whose code blocks, when the process runs code that
-// dstreplay test rewrote: its channels and locks are Go's, so the run
-// cannot see what would wake it. It is "" otherwise.
-func unrewrittenDependency(stack string) string {
-	marker := os.Getenv("DST_REWRITTEN") // "1", or dstreplay test's flags: "-wrap -rewrite=a/...,b"
+// dstreplay test rewrote but not that package: its channels and locks are
+// Go's, so the run cannot see what would wake it. It is "" otherwise. all
+// says that dstreplay test rewrote every dependency it could (-rewrite=...,
+// its default): the package is one the rewrite refused.
+func unrewrittenDependency(stack string) (pkg string, all bool) {
+	marker := os.Getenv("DST_REWRITTEN") // "1", or dstreplay test's flags: "-wrap -rewrite=...,a/...,b"
 	if marker == "" || !nativeBlocked(stack) {
-		return ""
+		return "", false
 	}
+	patterns := rewritePatterns(marker)
 	_, frames := splitFrames(stack)
 	for _, fr := range frames {
 		l, ok := userFrame(fr)
 		if !ok {
 			continue
 		}
-		if pkg := funcPackage(l.Func); strings.Contains(filepath.ToSlash(l.File), "@v") && !rewriteMatches(marker, pkg) {
-			return pkg
+		if pkg := funcPackage(l.Func); strings.Contains(filepath.ToSlash(l.File), "@v") && !matchesNamed(patterns, pkg) {
+			return pkg, slices.Contains(patterns, "...")
 		}
-		return "" // the user's own code, rewritten, blocks natively
+		return "", false // the user's own code, rewritten, blocks natively
 	}
-	return ""
+	return "", false
 }
 
-// rewriteMatches reports whether a -rewrite pattern of dstreplay test's
-// flags (marker) matches the package pkg.
-func rewriteMatches(marker, pkg string) bool {
+// rewritePatterns are the -rewrite patterns of dstreplay test's flags as
+// it gives them to the test binary (marker).
+func rewritePatterns(marker string) []string {
 	for f := range strings.FieldsSeq(marker) {
-		v, ok := strings.CutPrefix(f, "-rewrite=")
-		if !ok {
-			continue
+		if v, ok := strings.CutPrefix(f, "-rewrite="); ok {
+			return strings.Split(v, ",")
 		}
-		for _, p := range strings.Split(v, ",") {
-			if lit, wild := strings.CutSuffix(p, "/..."); wild && (pkg == lit || strings.HasPrefix(pkg, lit+"/")) || p == pkg {
-				return true
-			}
+	}
+	return nil
+}
+
+// matchesNamed reports whether one of the patterns, other than "..."
+// (every dependency, bar those the rewrite refused), matches pkg.
+func matchesNamed(patterns []string, pkg string) bool {
+	for _, p := range patterns {
+		if lit, wild := strings.CutSuffix(p, "/..."); wild && (pkg == lit || strings.HasPrefix(pkg, lit+"/")) || p == pkg {
+			return true
 		}
 	}
 	return false

@@ -17,19 +17,23 @@ func TestUnrewrittenDependency(t *testing.T) {
 	dep := "/home/u/go/pkg/mod/example.com/dep@v1.2.0/queue/queue.go"
 	for _, tc := range []struct {
 		marker, stack, want string
+		all                 bool
 	}{
-		{"-wrap", stack("chan send", dep), "example.com/dep/queue"},
-		{"1", stack("chan send", dep), "example.com/dep/queue"},
-		{"", stack("chan send", dep), ""},                                   // not rewritten at all: no advice about -rewrite
-		{"-wrap -rewrite=example.com/dep/...", stack("chan send", dep), ""}, // rewritten already
-		{"-wrap -rewrite=example.com/other,example.com/dep/queue", stack("chan send", dep), ""},
-		{"-wrap -rewrite=example.com/de/...", stack("chan send", dep), "example.com/dep/queue"},
-		{"-wrap", stack("running", dep), ""},                       // spinning, not blocked
-		{"-wrap", stack("chan send", "/home/u/mine/queue.go"), ""}, // the user's own code
+		{"-wrap -rewrite=...", stack("chan send", dep), "example.com/dep/queue", true}, // refused by the rewrite
+		{"-wrap -rewrite=...,example.com/dep/...", stack("chan send", dep), "", false},
+		{"-wrap -rewrite=none", stack("chan send", dep), "example.com/dep/queue", false},
+		{"-wrap", stack("chan send", dep), "example.com/dep/queue", false},
+		{"1", stack("chan send", dep), "example.com/dep/queue", false},
+		{"", stack("chan send", dep), "", false},                                   // not rewritten at all: no advice about -rewrite
+		{"-wrap -rewrite=example.com/dep/...", stack("chan send", dep), "", false}, // rewritten already
+		{"-wrap -rewrite=example.com/other,example.com/dep/queue", stack("chan send", dep), "", false},
+		{"-wrap -rewrite=example.com/de/...", stack("chan send", dep), "example.com/dep/queue", false},
+		{"-wrap", stack("running", dep), "", false},                       // spinning, not blocked
+		{"-wrap", stack("chan send", "/home/u/mine/queue.go"), "", false}, // the user's own code
 	} {
 		t.Setenv("DST_REWRITTEN", tc.marker)
-		if got := unrewrittenDependency(tc.stack); got != tc.want {
-			t.Errorf("marker %q, stack\n%s: got %q, want %q", tc.marker, tc.stack, got, tc.want)
+		if got, all := unrewrittenDependency(tc.stack); got != tc.want || all != tc.all {
+			t.Errorf("marker %q, stack\n%s: got %q, %v, want %q, %v", tc.marker, tc.stack, got, all, tc.want, tc.all)
 		}
 	}
 }
