@@ -128,3 +128,46 @@ func TestToolModules(t *testing.T) {
 		t.Errorf("toolModules = %v, want the scheduler's modules %v", got, mods)
 	}
 }
+
+// TestRewriteDepsOfDependencyTests: a dependency that only a tested
+// dependency's tests import is not in the main module's pruned module
+// graph, and go list refuses it as a root ("updates to go.mod needed"): it
+// is rewritten all the same, and the main module's go.mod is left as it
+// is. Regression (github.com/panjf2000/ants/v2's suite from a module of
+// its own): testify and golang.org/x/sync/errgroup stayed native, silently.
+func TestRewriteDepsOfDependencyTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a module of its own")
+	}
+	files := map[string]string{
+		"go.mod":        "require example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n\nreplace example.com/tdep => ./tdep\n",
+		"m.go":          "package m\n\nimport _ \"example.com/dep\"\n",
+		"dep/go.mod":    "module example.com/dep\n\ngo 1.22\n\nrequire example.com/tdep v0.0.0\n",
+		"dep/dep.go":    "package dep\n\nfunc Go(f func()) { go f() }\n",
+		"dep/x_test.go": "package dep_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/tdep\"\n)\n\nfunc TestGo(t *testing.T) { tdep.Go(func() {}) }\n",
+		"tdep/go.mod":   "module example.com/tdep\n\ngo 1.22\n",
+		"tdep/tdep.go":  "package tdep\n\nfunc Go(f func()) { go f() }\n",
+	}
+	env := append(os.Environ(), "GOFLAGS=-mod=mod")
+	dir := tempModule(t, env, files)
+	goMod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = append(os.Environ(), "GOFLAGS=", "GOPROXY=off")
+	var stderr bytes.Buffer
+	overlay, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"example.com/dep"}, Wrap: true, Deps: true,
+		Env: env, CacheDir: t.TempDir(), Stderr: &stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := replaced(t, overlay)
+	for _, f := range []string{"dep/dep.go", "dep/x_test.go", "tdep/tdep.go"} {
+		if _, ok := got[filepath.Join(dir, f)]; !ok {
+			t.Errorf("%s is not rewritten (stderr %q); the overlay: %v", f, stderr.String(), got)
+		}
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "go.mod")); err != nil || !bytes.Equal(after, goMod) {
+		t.Errorf("the main module's go.mod changed:\n%s\nwas:\n%s", after, goMod)
+	}
+}

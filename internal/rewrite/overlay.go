@@ -71,6 +71,15 @@ func Overlay(opts Options) (string, int, error) {
 	// that call it are rewritten again knowing it is not rewritten (a
 	// channel handed to it is marked), until no other one refuses.
 	native := map[string]string{}
+	loaded := map[string]bool{}
+	for _, p := range pkgs {
+		loaded[p.PkgPath] = true
+	}
+	for _, t := range lenient {
+		if !loaded[t] {
+			native[t] = "go list does not load it"
+		}
+	}
 	var out *rewritten
 	for {
 		out = rewriteAll(pkgs, opts, append(slices.Clip(strict), lenient...), native, tested)
@@ -163,7 +172,10 @@ func Overlay(opts Options) (string, int, error) {
 // load type-checks the packages to rewrite, in two go list runs: those
 // whose tests go test builds with their test variants, and the others
 // without (a dependency's tests, which would otherwise be loaded for
-// nothing, with the packages only they import).
+// nothing, with the packages only they import). A dependency that only a
+// dependency's tests import is not in the main module's pruned module
+// graph, and go list refuses it as a root ("updates to go.mod needed"):
+// those are loaded with a copy of go.mod that go may update (-modfile).
 func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*packages.Package, error) {
 	var withTests, without []string
 	for _, t := range append(slices.Clip(strict), lenient...) {
@@ -173,26 +185,63 @@ func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*pa
 			without = append(without, t)
 		}
 	}
-	var all []*packages.Package
-	for _, group := range []struct {
-		patterns []string
-		tests    bool
-	}{{withTests, true}, {without, false}} {
-		if len(group.patterns) == 0 {
-			continue
+	run := func(patterns []string, tests bool, flags []string) ([]*packages.Package, error) {
+		if len(patterns) == 0 {
+			return nil, nil
 		}
 		lc := &packages.Config{
 			Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
 				packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
-			Dir: opts.Dir, Env: opts.Env, BuildFlags: opts.Flags, Tests: group.tests,
+			Dir: opts.Dir, Env: opts.Env, BuildFlags: append(slices.Clip(opts.Flags), flags...), Tests: tests,
 		}
-		pkgs, err := packages.Load(lc, group.patterns...)
+		pkgs, err := packages.Load(lc, patterns...)
 		if err != nil {
 			return nil, fmt.Errorf("rewrite: loading the packages: %w", err)
 		}
-		all = append(all, pkgs...)
+		return pkgs, nil
 	}
-	return all, nil
+	all, err := run(withTests, true, nil)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := run(without, false, nil)
+	if err != nil || len(deps) < len(without) {
+		if flags, done := tempModFile(opts); flags != nil {
+			defer done()
+			deps, err = run(without, false, flags)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(all, deps...), nil
+}
+
+// tempModFile is the flags that make go use a copy of the main module's
+// go.mod (and go.sum) that it may update, and a function that removes it;
+// nil when there is no go.mod.
+func tempModFile(opts Options) ([]string, func()) {
+	goMod, err := mainGoMod(opts)
+	if err != nil || goMod == "" || goMod == os.DevNull {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp("", "dstreplay-modfile-")
+	if err != nil {
+		return nil, nil
+	}
+	done := func() { os.RemoveAll(dir) }
+	for _, name := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(goMod), name))
+		if err != nil && name == "go.mod" {
+			done()
+			return nil, nil
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			done()
+			return nil, nil
+		}
+	}
+	return []string{"-mod=mod", "-modfile=" + filepath.Join(dir, "go.mod")}, done
 }
 
 // rewritten is what one pass of the rewrite over the loaded packages made.
