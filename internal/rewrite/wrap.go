@@ -161,8 +161,12 @@ func (r *fileRewriter) nativeNote(body *ast.BlockStmt, name string, c *ast.CallE
 	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
 		callee = types.TypeString(sig.Recv().Type(), nil) + "." + f.Name()
 	}
-	note := fmt.Sprintf("dstreplay test -wrap: %s runs natively, not under the scheduler: it hands its *testing.T to %s (%s), which is not rewritten; add %s to -rewrite to run it under the scheduler\n",
-		name, callee, r.place(c.Pos()), f.Pkg().Path())
+	fix := "add " + f.Pkg().Path() + " to -rewrite to run it under the scheduler"
+	if first, _, _ := strings.Cut(f.Pkg().Path(), "/"); !strings.Contains(first, ".") {
+		fix = "the standard library is never rewritten"
+	}
+	note := fmt.Sprintf("dstreplay test -wrap: %s runs natively, not under the scheduler: it hands its *testing.T to %s (%s), which is not rewritten; %s\n",
+		name, callee, r.place(c.Pos()), fix)
 	stdOS := tmpPrefix + "_os"
 	r.named["os"] = stdOS
 	r.insert(body.Lbrace+1, " "+stdOS+".Stderr.WriteString("+strconv.Quote(note)+");")

@@ -49,7 +49,7 @@ func FuzzTarget(f *testing.F) {
 	note := func(name string, line int) string {
 		return `_dst_os.Stderr.WriteString("dstreplay test -wrap: ` + name + ` runs natively, not under the scheduler: it hands its *testing.T ` +
 			`to testing/slogtest.Run (p_test.go:` + string(rune('0'+line/10)) + string(rune('0'+line%10)) + `), which is not rewritten; ` +
-			`add testing/slogtest to -rewrite to run it under the scheduler\n");`
+			`the standard library is never rewritten\n");`
 	}
 	for _, want := range []string{
 		"func TestHandler(t *testing.T) { " + note("TestHandler", 11),
