@@ -62,12 +62,15 @@ var realModules = []struct{ path, version, kind string }{
 }
 
 // TestRealModules runs the corpus's suites, each as it ships, natively and
-// under go tool dstreplay test -wrap -rewrite=<module>/... at
-// DST_REAL_ITERS schedules per test (1000 by default), from a module of its
-// own that requires the corpus module at its pinned version, and logs a
-// table: builds, tests, passed, failed (each failure's test, kind and first
-// line, and whether the test fails natively too), native and wrapped wall
-// time (both measured on a second run, builds cached).
+// under go tool dstreplay test -wrap <module>/... at DST_REAL_ITERS
+// schedules per test (1000 by default), from a module of its own that
+// requires the corpus module at its pinned version, and logs a table:
+// builds, tests, passed, failed (each failure's test, kind and first line,
+// and whether the test fails natively too), native and wrapped wall time
+// (both measured on a second run, builds cached), and the wall time of the
+// wrapped build, with the rewrite's cache empty and again with it full.
+// The command is what a user runs: every dependency rewritten;
+// DST_REAL_REWRITE adds a -rewrite flag (none: the dependencies native).
 //
 // It fails when a module does not build under -wrap. Test failures are
 // reported, not failed on, unless DST_REAL_STRICT=1: then every test that
@@ -100,6 +103,7 @@ func TestRealModules(t *testing.T) {
 		timeout = s
 	}
 	strict := os.Getenv("DST_REAL_STRICT") == "1"
+	rewriteFlag := os.Getenv("DST_REAL_REWRITE")
 	out := os.Getenv("DST_REAL_OUT")
 
 	type mod struct{ path, version, kind string }
@@ -165,7 +169,7 @@ func TestRealModules(t *testing.T) {
 		r := &realResult{Module: m.path, Pinned: m.version, Kind: m.kind}
 		results = append(results, r)
 		t.Run(m.path, func(t *testing.T) {
-			measureRealModule(t, r, iters, timeout, rawDir)
+			measureRealModule(t, r, iters, timeout, rewriteFlag, rawDir)
 			switch {
 			case r.SetupError != "":
 				t.Errorf("%s@%s: the corpus module could not be set up: %s", r.Module, r.Pinned, r.SetupError)
@@ -211,7 +215,11 @@ type realResult struct {
 	NotRun                 []string // tests that ended natively but not under -wrap
 	PackageFailures        []string // packages that failed with no failed test: a crash or a timeout, its last lines
 
+	NativeDeps []string // the lines that say which dependencies the rewrite left native, and why
+
 	NativeSeconds, WrappedSeconds float64
+	ColdBuildSeconds              float64   // the wrapped build with the rewrite's cache empty (go's build cache is the shared one)
+	WarmBuildSeconds              float64   // and again, the rewrite's cache full
 	TestRatios                    []float64 // per test passing both ways: wrapped / native elapsed (each at least 10ms, go test's resolution)
 }
 
@@ -228,7 +236,7 @@ type realFailure struct {
 // measureRealModule sets up a module requiring r's module, and runs its
 // suite natively and under dstreplay test -wrap, each once to build and
 // once measured.
-func measureRealModule(t *testing.T, r *realResult, iters int, timeout, rawDir string) {
+func measureRealModule(t *testing.T, r *realResult, iters int, timeout, rewriteFlag, rawDir string) {
 	m := newOwnModule(t, map[string]string{"mine.go": "package mine\n"})
 	// The rewrite's cache is the module's own (dstreplay/rewrite under
 	// XDG_CACHE_HOME), so that what an earlier run, another module or
@@ -307,10 +315,21 @@ func measureRealModule(t *testing.T, r *realResult, iters int, timeout, rawDir s
 	raw("native-count2", stdout, stderr)
 	twice := parseGoTest(stdout, stderr)
 
-	// Under -wrap: once to rewrite and build, once measured.
-	wrap := []string{"tool", "dstreplay", "test", "-wrap", "-rewrite=" + pattern, pattern, "-count=1", "-json", "-vet=off"}
-	stdout, stderr, _, err = run(append(wrap, "-run=^$")...)
+	// Under -wrap: once to rewrite and build, once more to time the build
+	// from the rewrite's cache, once measured.
+	wrap := []string{"tool", "dstreplay", "test", "-wrap"}
+	if rewriteFlag != "" {
+		wrap = append(wrap, "-rewrite="+rewriteFlag)
+	}
+	wrap = append(wrap, pattern, "-count=1", "-json", "-vet=off")
+	stdout, stderr, d, err = run(append(wrap, "-run=^$")...)
 	raw("wrapped-build", stdout, stderr)
+	r.ColdBuildSeconds = d.Seconds()
+	for _, line := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(line, "dstreplay: ") && strings.Contains(line, " is not rewritten and runs natively: ") {
+			r.NativeDeps = append(r.NativeDeps, line)
+		}
+	}
 	if b := parseGoTest(stdout, stderr); err != nil {
 		switch {
 		case len(b.buildErrors) > 0:
@@ -321,6 +340,9 @@ func measureRealModule(t *testing.T, r *realResult, iters int, timeout, rawDir s
 		return
 	}
 	r.Builds = true
+	if _, _, d, err := run(append(wrap, "-run=^$")...); err == nil {
+		r.WarmBuildSeconds = d.Seconds()
+	}
 	traces := filepath.Join(t.TempDir(), "traces") // saved failures of this run only
 	stdout, stderr, d, _ = run(append(wrap, "-timeout="+timeout, "-dst.iters="+strconv.Itoa(iters), "-dst.dir="+traces)...)
 	raw("wrapped", stdout, stderr)
@@ -458,7 +480,7 @@ func parseGoTest(stdout, stderr []byte) *goTestRun {
 		}
 	}
 	for _, line := range strings.Split(string(stderr), "\n") {
-		if strings.HasPrefix(line, "dstreplay test: ") && !strings.Contains(line, "file(s) rewritten") {
+		if strings.HasPrefix(line, "dstreplay test: ") && !strings.Contains(line, "file(s) rewritten") && !strings.Contains(line, "data races are not checked") {
 			g.buildErrors = append(g.buildErrors, strings.TrimSpace(line))
 		}
 	}
@@ -562,8 +584,8 @@ func lastLines(lines []string, n int) []string  { return lines[max(0, len(lines)
 func realTable(results []*realResult, iters int, commit string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "dstreplay test -wrap, %d schedules per test, commit %s\n\n", iters, commit)
-	b.WriteString("| module@version | go | builds | tests | passed | failed | skipped | not run | fail natively | fail at -count=2 | native | -wrap | median test ratio |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("| module@version | go | builds | tests | passed | failed | skipped | not run | fail natively | fail at -count=2 | native | -wrap | median test ratio | -wrap build, cold / warm |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	var total, passed, failed, built int
 	for _, r := range results {
 		gover := r.GoVersion
@@ -591,9 +613,9 @@ func realTable(results []*realResult, iters int, commit string) string {
 			ratio = fmt.Sprintf("%.1fx", r.TestRatios[n/2])
 		}
 		total, passed, failed = total+r.Tests, passed+r.Passed, failed+len(r.Failures)
-		fmt.Fprintf(&b, "| %s@%s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %.1fs | %.1fs | %s |\n",
+		fmt.Fprintf(&b, "| %s@%s | %s | %s | %d | %d | %d | %d | %d | %d | %d | %.1fs | %.1fs | %s | %.1fs / %.1fs |\n",
 			r.Module, version, gover, builds, r.Tests, r.Passed, len(r.Failures), r.Skipped, len(r.NotRun), len(r.NativeFailed), len(r.NotRerunnable),
-			r.NativeSeconds, r.WrappedSeconds, ratio)
+			r.NativeSeconds, r.WrappedSeconds, ratio, r.ColdBuildSeconds, r.WarmBuildSeconds)
 	}
 	fmt.Fprintf(&b, "\n%d/%d modules build under -wrap; %d tests: %d passed, %d failed.\n", built, len(results), total, passed, failed)
 	var any bool
@@ -617,6 +639,11 @@ func realTable(results []*realResult, iters int, commit string) string {
 		}
 		for _, p := range r.PackageFailures {
 			fmt.Fprintf(&b, "- package %s\n", p)
+		}
+	}
+	for _, r := range results {
+		for _, n := range r.NativeDeps {
+			fmt.Fprintf(&b, "- %s: %s\n", r.Module, strings.TrimPrefix(n, "dstreplay: "))
 		}
 	}
 	return b.String()
