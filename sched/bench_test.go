@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 )
@@ -36,6 +37,58 @@ func BenchmarkSwitch(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("baseline/g=%d", g), func(b *testing.B) { batonLoop(g, b.N) })
+	}
+}
+
+// BenchmarkFanIn measures scheduling decisions where goroutines block and
+// wake at every step: g managed goroutines send on one unbuffered channel
+// that the body drains, under a random walk and under PCT, for g = 10 to
+// 100,000. Every goroutine sends at least once, so a run may send more
+// values than b.N asks: ns/send (the time per value sent and received, with
+// the blocks, wakes and decisions that takes) is the figure to read.
+func BenchmarkFanIn(b *testing.B) {
+	for _, strategy := range []string{"random", "pct"} {
+		for _, g := range []int{10, 1000, 100_000} {
+			b.Run(fmt.Sprintf("%s/g=%d", strategy, g), func(b *testing.B) {
+				b.ReportAllocs()
+				per := max(decisionsPerRun, g)
+				// No watchdog: at 100,000 goroutines on a loaded machine its look at
+				// the running goroutine's stack (which means every stack) costs
+				// more than the scheduling it watches.
+				opts := schedtest.Options{Strategy: strategy, MaxSteps: 8*per + 8*g, Watchdog: -1}
+				sends := 0
+				for left := b.N; left > 0; left -= per {
+					n := max(min(left, per), g)
+					opts.Seed = uint64(left)
+					res, err := schedtest.Run(opts, func(t *schedtest.T) { fanIn(g, n) })
+					if err != nil || res.Failure != nil {
+						b.Fatal(err, res.Failure)
+					}
+					sends += n
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(sends), "ns/send")
+			})
+		}
+	}
+}
+
+// fanIn runs g managed goroutines that together send n values on one
+// unbuffered channel, which the body receives.
+func fanIn(g, n int) {
+	c := chans.Make[int](0)
+	for i := range g {
+		k := n / g
+		if i < n%g {
+			k++
+		}
+		sched.Go(func() {
+			for j := range k {
+				c.Send(j)
+			}
+		})
+	}
+	for range n {
+		c.Recv()
 	}
 }
 

@@ -117,6 +117,7 @@ func TestWakeKeepsRunnableSorted(t *testing.T) {
 		g := &G{ID: i + 1, run: r, state: gBlocked}
 		gs = append(gs, g)
 	}
+	r.gs = gs
 	for _, i := range []int{3, 0, 4, 1, 2} {
 		r.wake(gs[i])
 	}
@@ -124,9 +125,9 @@ func TestWakeKeepsRunnableSorted(t *testing.T) {
 	if len(r.runnable) != 5 {
 		t.Fatalf("runnable has %d entries", len(r.runnable))
 	}
-	for i, g := range r.runnable {
-		if g.ID != i+1 {
-			t.Fatalf("runnable not sorted by ID: position %d holds %d", i, g.ID)
+	for i := range r.runnable {
+		if g := r.runnableAt(i); g.ID != i+1 {
+			t.Fatalf("runnable not sorted by ID: rank %d holds %d", i, g.ID)
 		}
 	}
 	checkIndexes(t, r)
@@ -136,19 +137,23 @@ func TestWakeKeepsRunnableSorted(t *testing.T) {
 		checkIndexes(t, r)
 	}
 	r.removeRunnable(gs[0]) // not runnable: nothing happens
-	if len(r.runnable) != 2 || r.runnable[0] != gs[1] || r.runnable[1] != gs[3] {
+	if len(r.runnable) != 2 || r.runnableAt(0) != gs[1] || r.runnableAt(1) != gs[3] {
 		t.Fatalf("after removals: %v", r.runnable)
 	}
 	r.wake(gs[2])
 	checkIndexes(t, r)
 }
 
-// checkIndexes checks that every runnable goroutine knows its index.
+// checkIndexes checks that every runnable goroutine knows its index, and
+// its rank in ID order.
 func checkIndexes(t *testing.T, r *Run) {
 	t.Helper()
 	for i, g := range r.runnable {
-		if g.ri != i || r.indexOf(g) != i {
+		if g.ri != i {
 			t.Fatalf("goroutine %d at index %d has ri %d", g.ID, i, g.ri)
+		}
+		if k := r.indexOf(g); r.runnableAt(k) != g {
+			t.Fatalf("goroutine %d has rank %d, which holds %d", g.ID, k, r.runnableAt(k).ID)
 		}
 	}
 }

@@ -174,30 +174,7 @@ func (r *Run) wake(g *G) {
 	if r.tr != nil {
 		r.tr.AddArgs(event.KindWake, int64(r.steps), gid(r.waker()), int64(r.now), int64(g.ID), 0)
 	}
-	i := len(r.runnable)
-	r.runnable = append(r.runnable, g)
-	for i > 0 && r.runnable[i-1].ID > g.ID {
-		r.runnable[i] = r.runnable[i-1]
-		r.runnable[i].ri = i
-		i--
-	}
-	r.runnable[i] = g
-	g.ri = i
-}
-
-//go:norace
-func (r *Run) removeRunnable(g *G) {
-	s := r.runnable
-	i := r.indexOf(g)
-	if i >= len(s) || s[i] != g {
-		return
-	}
-	for j := i + 1; j < len(s); j++ {
-		s[j-1] = s[j]
-		s[j-1].ri = j - 1
-	}
-	s[len(s)-1] = nil
-	r.runnable = s[:len(s)-1]
+	r.addRunnable(g)
 }
 
 // waker is the goroutine on whose behalf a wake happens: the running one,

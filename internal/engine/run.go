@@ -119,6 +119,7 @@ type G struct {
 	prio    int64     // PCT and POS priority
 	site    uint64    // coverage: the site of its current operation
 	ri      int       // its index in Run.runnable while it is runnable
+	hi      int       // PCT and POS: its index in Run.prios while it is runnable
 	scratch any       // kept for the shims between operations (see Scratch)
 
 	// Coroutine handoff (coro.go): its own coroutine, and the one it is
@@ -140,7 +141,9 @@ type Run struct {
 	cfg      Config
 	src      *entropy.Source
 	gs       []*G
-	runnable []*G // sorted by ID, so that a choice index means the same goroutine in every run
+	runnable []*G // the runnable goroutines, in no order (runnable.go)
+	rank     rankTree
+	prios    []*G // PCT and POS: the runnable goroutines by priority (runnable.go)
 	cur      *G
 	root     *G
 	live     int
@@ -169,7 +172,8 @@ type Run struct {
 	selfList []*Run
 
 	// The first goroutines' room, allocated with the run.
-	gsBuf, runnableBuf [8]*G
+	gsBuf, runnableBuf, priosBuf [8]*G
+	rankBuf                      [9]int32
 
 	label   *runLabel // carried by every goroutine started during the run
 	stoodIn bool      // a stand-in let a goroutine go (leave): it may still be on its way out
@@ -187,6 +191,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	r := &Run{cfg: cfg, src: cfg.Source, tr: cfg.Trace}
 	r.selfList = r.self[:]
 	r.gs, r.runnable = r.gsBuf[:0], r.runnableBuf[:0]
+	r.rank.t, r.prios = r.rankBuf[:0], r.priosBuf[:0]
 	if !coroutines {
 		r.done = make(chan struct{})
 	}
@@ -274,9 +279,8 @@ func (r *Run) newG(parent *G) *G {
 	r.progressed()
 	r.gs = append(r.gs, g)
 	r.live++
-	g.ri = len(r.runnable)
-	r.runnable = append(r.runnable, g) // the highest ID so far: order kept
 	r.spawned(g)
+	r.addRunnable(g)
 	if r.tr != nil {
 		r.tr.AddArgs(event.KindSpawn, int64(r.steps), gid(parent), int64(r.now), int64(g.ID), 0)
 	}

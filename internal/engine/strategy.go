@@ -13,6 +13,7 @@ type pctState struct {
 	nextChange int
 	minPrio    int64
 	streak     int
+	posSame    []*G // pickPOS's room
 }
 
 // Strategy decides which runnable goroutine continues at a scheduling point.
@@ -98,7 +99,7 @@ func (r *Run) spawned(g *G) {
 //go:norace
 func (r *Run) changePoints(cur *G) {
 	for r.nextChange < len(r.changes) && r.steps >= r.changes[r.nextChange] {
-		cur.prio = int64(r.cfg.Depth - 1 - r.nextChange)
+		r.setPrio(cur, int64(r.cfg.Depth-1-r.nextChange))
 		r.nextChange++
 	}
 }
@@ -106,7 +107,7 @@ func (r *Run) changePoints(cur *G) {
 //go:norace
 func (r *Run) demote(g *G) {
 	r.minPrio--
-	g.prio = r.minPrio
+	r.setPrio(g, r.minPrio)
 }
 
 // pick chooses among r.runnable, which is not empty. cur is the goroutine at
@@ -122,8 +123,12 @@ func (r *Run) pick(cur *G, yield bool) *G {
 		if len(r.runnable) > 1 {
 			c = r.src.At(keyPick).Choice(len(r.runnable))
 		}
-		r.choice = int64(r.fromChoice(cur, c))
-		return r.transcribe(cur, r.runnable[r.choice])
+		k := r.fromChoice(cur, c)
+		r.choice = int64(k)
+		if cur != nil && c == 0 {
+			return r.transcribe(cur, cur)
+		}
+		return r.transcribe(cur, r.runnableAt(k))
 	}
 	if cur != nil && yield {
 		r.demote(cur)
@@ -142,15 +147,13 @@ func (r *Run) pick(cur *G, yield bool) *G {
 	return r.transcribe(cur, best)
 }
 
+// highest is the runnable goroutine of highest priority, the lowest ID
+// among equals; r.choice is its rank.
+//
 //go:norace
 func (r *Run) highest() *G {
-	best, at := r.runnable[0], 0
-	for i, g := range r.runnable[1:] {
-		if g.prio > best.prio {
-			best, at = g, i+1
-		}
-	}
-	r.choice = int64(at)
+	best := r.prios[0]
+	r.choice = int64(r.rank.below(best.ID))
 	return best
 }
 
@@ -167,13 +170,21 @@ func (r *Run) posPriority() int64 {
 func (r *Run) pickPOS() *G {
 	best := r.highest()
 	if o := best.obj; o != nil {
+		// In ID order, as the priorities are drawn one after the other.
+		same := r.posSame[:0]
 		for _, g := range r.runnable {
 			if g != best && g.obj == o {
-				g.prio = r.posPriority()
+				same = append(same, g)
 			}
 		}
+		sortByID(same)
+		for i, g := range same {
+			r.setPrio(g, r.posPriority())
+			same[i] = nil
+		}
+		r.posSame = same[:0]
 	}
-	best.prio = r.posPriority()
+	r.setPrio(best, r.posPriority())
 	return best
 }
 
@@ -182,8 +193,9 @@ func (r *Run) pickPOS() *G {
 // recording whose choices are all 0 never preempts, and a shrinker that
 // lowers choices removes preemptions.
 
-// fromChoice maps choice c to an index in r.runnable. cur is the goroutine
-// at the point if it can continue, else nil.
+// fromChoice maps choice c to a rank among the runnable goroutines in ID
+// order (runnable.go). cur is the goroutine at the point if it can
+// continue, else nil.
 //
 //go:norace
 func (r *Run) fromChoice(cur *G, c int) int {
@@ -218,12 +230,13 @@ func (r *Run) toChoice(cur, g *G) int {
 	return j
 }
 
-// indexOf is g's index in r.runnable (0 if it is not runnable).
+// indexOf is g's rank among the runnable goroutines in ID order (0 if it
+// is not runnable).
 //
 //go:norace
 func (r *Run) indexOf(g *G) int {
 	if i := g.ri; i < len(r.runnable) && r.runnable[i] == g {
-		return i
+		return r.rank.below(g.ID)
 	}
 	return 0
 }
