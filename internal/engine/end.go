@@ -220,7 +220,7 @@ func unrewrittenDependency(stack string) (pkg string, all bool) {
 	if marker == "" || !nativeBlocked(stack) {
 		return "", false
 	}
-	patterns := rewritePatterns(marker)
+	patterns := RewritePatterns(marker)
 	_, frames := splitFrames(stack)
 	for _, fr := range frames {
 		l, ok := userFrame(fr)
@@ -235,9 +235,10 @@ func unrewrittenDependency(stack string) (pkg string, all bool) {
 	return "", false
 }
 
-// rewritePatterns are the -rewrite patterns of dstreplay test's flags as
-// it gives them to the test binary (marker).
-func rewritePatterns(marker string) []string {
+// RewritePatterns are the -rewrite patterns of dstreplay test's flags as
+// it gives them to the test binary in DST_REWRITTEN (marker: "-wrap
+// -rewrite=...,a/...,b").
+func RewritePatterns(marker string) []string {
 	for f := range strings.FieldsSeq(marker) {
 		if v, ok := strings.CutPrefix(f, "-rewrite="); ok {
 			return strings.Split(v, ",")

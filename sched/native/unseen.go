@@ -31,7 +31,7 @@ var toolDeps = []string{"github.com/klauspost/compress", "github.com/petermattis
 // and the direct requirements of the module under test (a test binary does
 // not carry its dependencies' list: its go.mod does).
 func unseenAdvice(elem reflect.Type) string {
-	rewritten := rewritePatterns(os.Getenv("DST_REWRITTEN"))
+	rewritten := engine.RewritePatterns(os.Getenv("DST_REWRITTEN"))
 	main, reqs := moduleRequirements()
 	var not []string
 	add := func(mod string) {
@@ -124,17 +124,6 @@ func parseGoMod(text string) (main string, reqs []string) {
 		}
 	}
 	return main, reqs
-}
-
-// rewritePatterns is the -rewrite patterns of the value dstreplay test
-// gives DST_REWRITTEN ("-wrap -rewrite=a/...,b").
-func rewritePatterns(marker string) []string {
-	for f := range strings.FieldsSeq(marker) {
-		if v, ok := strings.CutPrefix(f, "-rewrite="); ok {
-			return strings.Split(v, ",")
-		}
-	}
-	return nil
 }
 
 // rewrittenModule reports whether the -rewrite patterns cover the module
