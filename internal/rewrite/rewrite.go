@@ -462,6 +462,22 @@ func (r *fileRewriter) methodExpr(s *ast.SelectorExpr, sel *types.Selection, cal
 // the selector's operand: through the embedded fields, and its address
 // (or what it points to) as the method's receiver is a pointer (or not).
 func (r *fileRewriter) recvPath(x string, sel *types.Selection) string {
+	x, t := embeddedPath(x, sel)
+	_, isPtr := t.Underlying().(*types.Pointer)
+	_, ptrRecv := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
+	switch {
+	case ptrRecv && !isPtr:
+		x = "&" + x
+	case !ptrRecv && isPtr:
+		x = "*" + x
+	}
+	return x
+}
+
+// embeddedPath is x, the operand of the selector sel, followed through the
+// embedded fields sel goes through to the method's receiver, and the type
+// of what it ends at.
+func embeddedPath(x string, sel *types.Selection) (string, types.Type) {
 	t := sel.Recv()
 	idx := sel.Index()
 	for _, i := range idx[:len(idx)-1] {
@@ -472,15 +488,7 @@ func (r *fileRewriter) recvPath(x string, sel *types.Selection) string {
 		x += "." + f.Name()
 		t = f.Type()
 	}
-	_, isPtr := t.Underlying().(*types.Pointer)
-	_, ptrRecv := sel.Obj().Type().(*types.Signature).Recv().Type().(*types.Pointer)
-	switch {
-	case ptrRecv && !isPtr:
-		x = "&" + x
-	case !ptrRecv && isPtr:
-		x = "*" + x
-	}
-	return x
+	return x, t
 }
 
 // params are the declarations of sig's parameters from the from'th, named

@@ -166,17 +166,7 @@ func (r *fileRewriter) givenChans(c *ast.CallExpr, f *types.Func) {
 // receiver is the expression of a method call's receiver, through the
 // embedded fields the selector goes through, as a pointer.
 func (r *fileRewriter) receiver(s *ast.SelectorExpr, sel *types.Selection) string {
-	x := "(" + r.text(s.X) + ")"
-	t := sel.Recv()
-	idx := sel.Index()
-	for _, i := range idx[:len(idx)-1] {
-		if p, ok := t.Underlying().(*types.Pointer); ok {
-			t = p.Elem()
-		}
-		f := t.Underlying().(*types.Struct).Field(i)
-		x += "." + f.Name()
-		t = f.Type()
-	}
+	x, t := embeddedPath("("+r.text(s.X)+")", sel)
 	if _, ok := t.Underlying().(*types.Pointer); !ok {
 		x = "&" + x
 	}
