@@ -386,7 +386,9 @@ func TestStepperInTerminal(t *testing.T) {
 	}
 	shell := fmt.Sprintf("%s %s; echo $? > %s", bin, path, done)
 	run("new-session", "-d", "-s", "dst", "-x", "120", "-y", "40", shell)
-	t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
+	for _, sock := range []string{sock, sock + "-cut"} {
+		t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
+	}
 	screen := func(want string) string {
 		t.Helper()
 		var s string
@@ -448,6 +450,9 @@ func TestStepperInTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(done)
+	// A server of its own: the first one exits with its last session, and a
+	// client that reaches it meanwhile fails ("server exited unexpectedly").
+	sock += "-cut"
 	run("new-session", "-d", "-s", "cut", "-x", "120", "-y", "40", fmt.Sprintf("%s %s 2>%s.err; echo $? > %s", bin, cut, done, done))
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		s = run("capture-pane", "-p", "-t", "cut")
