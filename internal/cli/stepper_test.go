@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -389,23 +390,22 @@ func TestStepperInTerminal(t *testing.T) {
 	for _, sock := range []string{sock, sock + "-cut"} {
 		t.Cleanup(func() { exec.Command(tmux, "-L", sock, "kill-server").Run() })
 	}
-	screen := func(want string) string {
+	// screen waits for a screen that shows every one of wants: a capture
+	// may come while the terminal is drawn, part old and part new.
+	screen := func(wants ...string) string {
 		t.Helper()
 		var s string
 		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			s = run("capture-pane", "-p", "-t", "dst")
-			if strings.Contains(s, want) {
+			if !slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(s, w) }) {
 				return s
 			}
 		}
-		t.Fatalf("the screen never showed %q:\n%s", want, s)
+		t.Fatalf("the screen never showed all of %q:\n%s", wants, s)
 		return ""
 	}
 	n := func() int64 { c, _ := replay.Open(path); defer c.Close(); return c.Len() }()
-	s := screen(fmt.Sprintf("event 1/%d", n))
-	if !strings.Contains(s, "── goroutines") || !strings.Contains(s, "? help") {
-		t.Fatalf("the first screen:\n%s", s)
-	}
+	s := screen(fmt.Sprintf("event 1/%d", n), "── goroutines", "? help")
 	run("send-keys", "-t", "dst", "j", "j")
 	screen(fmt.Sprintf("event 3/%d", n))
 	run("send-keys", "-t", "dst", "f")
