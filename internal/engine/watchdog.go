@@ -14,15 +14,17 @@ import (
 // watchState is the watchdog's: owned by the watchdog goroutine, except
 // what it shares atomically.
 type watchState struct {
-	wdProgress uint64
-	wdSince    time.Time
-	wdStalled  time.Duration          // how long the goroutine the watchdog gave up on had run
-	spawner    *spawner               // under -race: starts the goroutines of timers
-	stallNote  atomic.Pointer[string] // what noteStall noted
-	stuck      *G                     // the goroutine the watchdog gave up on
-	gone       chan struct{}          // closed when the running goroutine of an abandoned run exits
-	goneOnce   sync.Once
-	reporting  atomic.Bool // the engine reads every goroutine's stack for a report: not the goroutine's time
+	wdProgress     uint64
+	wdSince        time.Time
+	wdStalled      time.Duration          // how long the goroutine the watchdog gave up on had run
+	wdNextLook     time.Time              // when to look at a stalled goroutine's stack again
+	wdBlockedLooks int                    // looks in a row that found it blocked outside the scheduler
+	spawner        *spawner               // under -race: starts the goroutines of timers
+	stallNote      atomic.Pointer[string] // what noteStall noted
+	stuck          *G                     // the goroutine the watchdog gave up on
+	gone           chan struct{}          // closed when the running goroutine of an abandoned run exits
+	goneOnce       sync.Once
+	reporting      atomic.Bool // the engine reads every goroutine's stack for a report: not the goroutine's time
 }
 
 // One watchdog goroutine per process watches every run in progress, and
@@ -105,22 +107,34 @@ func (r *Run) checkProgress(now time.Time) {
 	}
 	if p := r.progress; p != r.wdProgress || r.wdSince.IsZero() || r.reporting.Load() {
 		r.wdProgress, r.wdSince = p, now
+		r.wdNextLook, r.wdBlockedLooks = time.Time{}, 0
 		return
 	}
 	stalled := now.Sub(r.wdSince)
 	if stalled >= limit {
+		if now.Before(r.wdNextLook) {
+			return // found computing a moment ago: a look reads every goroutine's stack
+		}
+		longer := stalled < computeLimit*limit
 		switch where := r.stallPlace(); {
-		case where == inScheduler && !watchScheduler:
+		case where == inScheduler && !watchScheduler && longer:
 			// The turn is in the scheduler's hands (a handoff or an
 			// unwinding under way, slow with the runtime's work for tens
-			// of thousands of goroutines), not in the code under test:
-			// there is no goroutine to give up on.
-			r.wdSince = now
+			// of thousands of goroutines), not in the code under test.
+			r.wdNextLook, r.wdBlockedLooks = now.Add(lookAgain(limit)), 0
 			return
-		case where == computing && stalled < computeLimit*limit:
-			// It runs, or waits for a CPU: computing, slowly on a loaded
-			// machine, or spinning. Computing gets longer than a wait
-			// outside the scheduler, which no amount of time ends.
+		case where == computing && longer:
+			// It runs, or waits for a CPU or the garbage collector:
+			// computing, slowly on a loaded machine, or spinning.
+			// Computing gets longer than a wait outside the scheduler,
+			// which no amount of time ends.
+			r.wdNextLook, r.wdBlockedLooks = now.Add(lookAgain(limit)), 0
+			return
+		case where == inUserCode && longer && r.wdBlockedLooks == 0:
+			// Blocked at one look: computing code passes through short
+			// waits too (a system call, a lock of the runtime's). The next
+			// look decides.
+			r.wdBlockedLooks++
 			return
 		}
 		r.wdStalled = stalled
@@ -141,19 +155,24 @@ func (r *Run) checkProgress(now time.Time) {
 // its state at once.
 const computeLimit = 12
 
+// lookAgain is how long after finding a stalled goroutine computing (or
+// the scheduler at work) the watchdog looks at its stack again.
+func lookAgain(limit time.Duration) time.Duration { return max(watchPeriod, min(time.Second, limit/5)) }
+
 // Where a run's current goroutine is, for the watchdog.
 const (
 	inUserCode  = iota // blocked in the code under test (or the standard library it calls)
 	inScheduler        // the run's home, not started or gone, or in the engine's own frames
-	computing          // in the code under test, running or runnable
+	computing          // in the code under test, not blocked (running, runnable, waiting for the GC)
 )
 
 // stallPlace reads the stack of the run's current goroutine and says where
 // it is: inScheduler when it is the run's home, it has not started, or it
 // has left, or the innermost frame of its stack that is not the runtime's
 // is the engine's (a switch, an exit under way); computing when it is in
-// the user's code (or the standard library called from it) and running,
-// runnable or preempted; inUserCode otherwise.
+// the user's code (or the standard library called from it) and not blocked
+// outside the scheduler (nativeBlocked: running, runnable, preempted,
+// waiting for the garbage collector); inUserCode otherwise.
 //
 //go:norace
 func (r *Run) stallPlace() int {
@@ -161,7 +180,8 @@ func (r *Run) stallPlace() int {
 	if g == nil || g == &r.home || g.goid == 0 {
 		return inScheduler
 	}
-	header, frames := splitFrames(goroutineStack(g.goid))
+	stack := goroutineStack(g.goid)
+	_, frames := splitFrames(stack)
 	for _, fr := range frames {
 		fn, file, _, ok := parseFrame(fr)
 		if !ok {
@@ -173,12 +193,8 @@ func (r *Run) stallPlace() int {
 		if strings.HasPrefix(fn, enginePrefix) && !strings.HasSuffix(file, "_test.go") {
 			return inScheduler
 		}
-		state := ""
-		if i, j := strings.IndexByte(header, '['), strings.LastIndexByte(header, ']'); i >= 0 && j > i {
-			state, _, _ = strings.Cut(header[i+1:j], ",")
-		}
-		if state == "running" || state == "runnable" || state == "preempted" {
-			return computing
+		if !nativeBlocked(stack) {
+			return computing // running, runnable, preempted, or waiting for the garbage collector
 		}
 		return inUserCode
 	}
