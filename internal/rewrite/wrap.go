@@ -73,7 +73,7 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 		}
 		if c, f := r.handsToNative(n.Body); c != nil {
 			r.keepAll(n, n.Name.Name)
-			r.nativeNote(n.Body, n.Name.Name, c, f)
+			r.nativeNote(n.Body.Lbrace+1, n.Name.Name, c, f)
 			return
 		}
 		r.wrapFuncs = append(r.wrapFuncs, wrapped{n.Type, n.Body})
@@ -96,7 +96,7 @@ func (r *fileRewriter) collectWrap(n ast.Node) {
 			r.keepAll(lit, "the fuzz target")
 		} else if c, f := r.handsToNative(lit.Body); c != nil {
 			r.keepAll(lit, "the fuzz target")
-			r.nativeNote(lit.Body, "the fuzz target", c, f)
+			r.nativeNote(n.Pos(), "the fuzz target", c, f) // once, before f.Fuzz: not at each input
 		} else {
 			r.wrapFuncs = append(r.wrapFuncs, wrapped{lit.Type, lit.Body})
 			r.keepType(first.Type)
@@ -156,7 +156,7 @@ func (r *fileRewriter) handsToNative(body *ast.BlockStmt) (*ast.CallExpr, *types
 // nativeNote makes a test that -wrap leaves as it is because it hands its
 // *testing.T to c, a call of f, write a line to the standard error when it
 // starts, saying that it runs natively and why.
-func (r *fileRewriter) nativeNote(body *ast.BlockStmt, name string, c *ast.CallExpr, f *types.Func) {
+func (r *fileRewriter) nativeNote(at token.Pos, name string, c *ast.CallExpr, f *types.Func) {
 	callee := f.Pkg().Path() + "." + f.Name()
 	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
 		callee = types.TypeString(sig.Recv().Type(), nil) + "." + f.Name()
@@ -169,7 +169,7 @@ func (r *fileRewriter) nativeNote(body *ast.BlockStmt, name string, c *ast.CallE
 		name, callee, r.place(c.Pos()), fix)
 	stdOS := tmpPrefix + "_os"
 	r.named["os"] = stdOS
-	r.insert(body.Lbrace+1, " "+stdOS+".Stderr.WriteString("+strconv.Quote(note)+");")
+	r.insert(at, " "+stdOS+".Stderr.WriteString("+strconv.Quote(note)+"); ")
 }
 
 // keepAll keeps every testing.T under n, a test -wrap leaves as it is

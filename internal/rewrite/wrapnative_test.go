@@ -56,7 +56,8 @@ func FuzzTarget(f *testing.F) {
 		"func TestSub(t *testing.T) { " + note("TestSub", 15),
 		`t.Run("sub", func(t *testing.T) {`,
 		"func TestWrapped(t *testing.T) {_dstw.Wrap(t, func(t *_dstw.T) {",
-		"f.Fuzz(func(t *testing.T, b []byte) { " + note("the fuzz target", 22),
+		// once, before f.Fuzz, not at each input
+		note("the fuzz target", 22) + " /*line /src/p_test.go:22:2*/f.Fuzz(func(t *testing.T, b []byte) { slogtest.Run(",
 		`_dst_os "os"`,
 	} {
 		if !strings.Contains(out, want) {
