@@ -356,7 +356,7 @@ func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err 
 			}
 		}
 	}
-	set := map[string]bool{}
+	set, cgo := map[string]bool{}, map[string]bool{}
 	for _, p := range pkgs {
 		path, _, _ := strings.Cut(p.ImportPath, " ")
 		if p.ForTest != "" {
@@ -370,7 +370,10 @@ func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err 
 			set[path] = true
 		case !opts.Deps || toolDeps[path] || p.Module != nil && slices.Contains(toolModules, p.Module.Path):
 		case len(p.CgoFiles) > 0:
-			notes = append(notes, fmt.Sprintf("dstreplay: %s is not rewritten and runs natively: it uses cgo", path))
+			if !cgo[path] { // once, whatever test variants of it go list lists
+				cgo[path] = true
+				notes = append(notes, fmt.Sprintf("dstreplay: %s is not rewritten and runs natively: it uses cgo", path))
+			}
 		default:
 			set[path] = false
 		}
