@@ -220,6 +220,9 @@ func unrewrittenDependency(stack string) (pkg string, all bool) {
 	if marker == "" || !nativeBlocked(stack) {
 		return "", false
 	}
+	if header, _ := splitFrames(stack); strings.Contains(header, "[syscall") || strings.Contains(header, "[IO wait") {
+		return "", false // I/O blocks rewritten code too: the dependency may well be rewritten
+	}
 	patterns := RewritePatterns(marker)
 	_, frames := splitFrames(stack)
 	for _, fr := range frames {

@@ -28,8 +28,10 @@ func TestUnrewrittenDependency(t *testing.T) {
 		{"-wrap -rewrite=example.com/dep/...", stack("chan send", dep), "", false}, // rewritten already
 		{"-wrap -rewrite=example.com/other,example.com/dep/queue", stack("chan send", dep), "", false},
 		{"-wrap -rewrite=example.com/de/...", stack("chan send", dep), "example.com/dep/queue", false},
-		{"-wrap", stack("running", dep), "", false},                       // spinning, not blocked
-		{"-wrap", stack("chan send", "/home/u/mine/queue.go"), "", false}, // the user's own code
+		{"-wrap", stack("running", dep), "", false},
+		{"-wrap -rewrite=...", stack("IO wait", dep), "", false},            // I/O: rewritten code waits there too
+		{"-wrap -rewrite=...", stack("syscall, 2 minutes", dep), "", false}, // spinning, not blocked
+		{"-wrap", stack("chan send", "/home/u/mine/queue.go"), "", false},   // the user's own code
 	} {
 		t.Setenv("DST_REWRITTEN", tc.marker)
 		if got, all := unrewrittenDependency(tc.stack); got != tc.want || all != tc.all {
