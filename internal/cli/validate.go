@@ -79,8 +79,9 @@ type listedPackage struct {
 	ImportPath, Dir  string
 	Goroot, Standard bool
 	Module           *struct {
-		Dir  string
-		Main bool
+		Dir     string
+		Main    bool
+		Replace *struct{ Version string }
 	}
 }
 
@@ -170,11 +171,16 @@ func modMod(goflags string) bool {
 
 // packageRoots are the directories a trace's package may be in: its own
 // module's when that is a main module (of the current directory or its
-// workspace), the module cache, each GOPATH's src, and the vendor
+// workspace) or one they replace with a directory, the module cache, each GOPATH's src, and the vendor
 // directory of the main module or workspace.
 func packageRoots(p listedPackage, env goEnvVars) []string {
 	var roots []string
 	if m := p.Module; m != nil && m.Main && m.Dir != "" {
+		roots = append(roots, m.Dir)
+	}
+	if m := p.Module; m != nil && !m.Main && m.Dir != "" && m.Replace != nil && m.Replace.Version == "" {
+		// A module the main module's go.mod (or workspace) replaces with a
+		// directory: the user chose it, and go test builds it from there.
 		roots = append(roots, m.Dir)
 	}
 	for _, f := range []string{env.GOMOD, env.GOWORK} {
