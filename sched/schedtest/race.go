@@ -137,11 +137,10 @@ var childTestFlags = map[string]bool{
 // childVerdict is go test's verdict on the test called name in a child's
 // -test.v output: PASS, FAIL, SKIP, or "" when it has none (it crashed).
 func childVerdict(out, name string) string {
-	m := regexp.MustCompile(`(?m)^\s*--- (PASS|FAIL|SKIP): ` + regexp.QuoteMeta(name) + ` \(`).FindStringSubmatch(out)
-	if m == nil {
-		return ""
+	if v := childVerdicts(out, name); len(v) > 0 {
+		return v[0]
 	}
-	return m[1]
+	return ""
 }
 
 // childOutput is a child test binary's output as a report quotes it:
