@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dstgo/dst/internal/hunt"
 )
 
 // realModules is the corpus of issue 25's proof: real, concurrency-heavy
@@ -231,6 +233,10 @@ type realFailure struct {
 	FailsNatively bool
 	FailsRerun    bool     // it passes natively once, but not at -count=2: its second run sees the first's state
 	Report        []string // the first lines of its output
+	// Shrunk: the report said "shrunk from B preemptions, ... to A
+	// preemptions, ..."; ShrunkFrom and ShrunkTo are B and A.
+	Shrunk               bool
+	ShrunkFrom, ShrunkTo int
 }
 
 // measureRealModule sets up a module requiring r's module, and runs its
@@ -373,8 +379,10 @@ func measureRealModule(t *testing.T, r *realResult, iters int, timeout, rewriteF
 			r.Skipped++
 		case "fail":
 			kind, msg := failureSummary(w.output)
-			r.Failures = append(r.Failures, &realFailure{Test: k, Kind: kind, Message: msg,
-				FailsNatively: failsNatively, FailsRerun: !failsNatively && twice.failed[k], Report: firstLines(w.output, 40)})
+			f := &realFailure{Test: k, Kind: kind, Message: msg,
+				FailsNatively: failsNatively, FailsRerun: !failsNatively && twice.failed[k], Report: firstLines(w.output, 40)}
+			f.ShrunkFrom, f.ShrunkTo, f.Shrunk = shrinkOf(w.output)
+			r.Failures = append(r.Failures, f)
 		}
 	}
 	for _, k := range native.order {
@@ -561,6 +569,56 @@ func failureSummary(output []string) (kind, msg string) {
 	return kind, msg
 }
 
+var shrunkLine = regexp.MustCompile(`shrunk from (\d+) preemptions, .* to (\d+) preemptions, `)
+
+// shrinkOf is the preemptions before and after shrinking that a failure's
+// report states, if it states them.
+func shrinkOf(output []string) (from, to int, ok bool) {
+	for _, l := range output {
+		if m := shrunkLine.FindStringSubmatch(l); m != nil {
+			from, _ = strconv.Atoi(m[1])
+			to, _ = strconv.Atoi(m[2])
+			return from, to, true
+		}
+	}
+	return 0, 0, false
+}
+
+// shrinkSummary is what shrinking did to the failures that state it: how
+// many, the median preemptions before and after, and the median ratio.
+func shrinkSummary(results []*realResult) string {
+	var before, after, ratios []float64
+	unshrunk := 0
+	for _, r := range results {
+		for _, f := range r.Failures {
+			if !f.Shrunk {
+				unshrunk++
+				continue
+			}
+			before, after = append(before, float64(f.ShrunkFrom)), append(after, float64(f.ShrunkTo))
+			if f.ShrunkFrom > 0 {
+				ratios = append(ratios, float64(f.ShrunkTo)/float64(f.ShrunkFrom))
+			}
+		}
+	}
+	if len(before) == 0 {
+		return fmt.Sprintf("No failure states a shrink (%d failures).\n", unshrunk)
+	}
+	median := func(v []float64) float64 {
+		sort.Float64s(v)
+		if n := len(v); n%2 == 0 {
+			return (v[n/2-1] + v[n/2]) / 2
+		}
+		return v[len(v)/2]
+	}
+	line := fmt.Sprintf("Shrinking: %d failures state it (%d do not: found with no preemption, or not shrunk); preemptions, median, %.1f before and %.1f after",
+		len(before), unshrunk, median(before), median(after))
+	if len(ratios) > 0 {
+		line += fmt.Sprintf("; median after/before %.2f over the %d found with preemptions", median(ratios), len(ratios))
+	}
+	return line + ".\n"
+}
+
 func firstLine(s string, err error) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "go: downloading") && !strings.Contains(l, "file(s) rewritten") {
@@ -618,6 +676,7 @@ func realTable(results []*realResult, iters int, commit string) string {
 			r.NativeSeconds, r.WrappedSeconds, ratio, r.ColdBuildSeconds, r.WarmBuildSeconds)
 	}
 	fmt.Fprintf(&b, "\n%d/%d modules build under -wrap; %d tests: %d passed, %d failed.\n", built, len(results), total, passed, failed)
+	b.WriteString(shrinkSummary(results))
 	var any bool
 	for _, r := range results {
 		for _, f := range r.Failures {
@@ -647,4 +706,30 @@ func realTable(results []*realResult, iters int, commit string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestShrinkOf: the corpus reads the preemptions before and after
+// shrinking from a report's line as schedtest writes it (hunt.Size's
+// String), and summarizes them.
+func TestShrinkOf(t *testing.T) {
+	line := fmt.Sprintf("shrunk from %v to %v (%d runs)",
+		hunt.Size{Preemptions: 4565, Steps: 90000, Goroutines: 1001, Values: 5000},
+		hunt.Size{Preemptions: 3, Steps: 700, Goroutines: 12, Values: 40}, 812)
+	from, to, ok := shrinkOf([]string{"sched: deadlock in schedule 1 of TestX (...)", line, ""})
+	if !ok || from != 4565 || to != 3 {
+		t.Fatalf("shrinkOf(%q) = %d, %d, %v; want 4565, 3, true", line, from, to, ok)
+	}
+	if _, _, ok := shrinkOf([]string{"sched: leak in schedule 1 of TestX (...)"}); ok {
+		t.Fatal("shrinkOf found a shrink in a report without one")
+	}
+	results := []*realResult{{Failures: []*realFailure{
+		{Shrunk: true, ShrunkFrom: 10, ShrunkTo: 1},
+		{Shrunk: true, ShrunkFrom: 20, ShrunkTo: 2},
+		{Shrunk: true, ShrunkFrom: 40, ShrunkTo: 40},
+		{},
+	}}}
+	want := "Shrinking: 3 failures state it (1 do not: found with no preemption, or not shrunk); preemptions, median, 20.0 before and 2.0 after; median after/before 0.10 over the 3 found with preemptions.\n"
+	if got := shrinkSummary(results); got != want {
+		t.Fatalf("shrinkSummary:\n got %q\nwant %q", got, want)
+	}
 }
