@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -56,6 +58,9 @@ type Result struct {
 	name   string
 	body   func(*T)
 	detail bool
+	// rerun, when not empty, says that this is a re-execution's result
+	// whose output differs from its schedule's first execution (rerunNote).
+	rerun string
 }
 
 // WriteTrace saves the run's trace as the file path (atomically), with a
@@ -156,6 +161,7 @@ type Failure struct {
 	Message   string // the first line of the report
 	Goroutine int    // the goroutine that failed, 0 when the whole run did
 	report    string
+	signature string // the engine's Signature: the kind and where
 }
 
 // Error returns the full report: the message, the failing goroutine's stack
@@ -289,41 +295,96 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 }
 
 // run executes the schedule and, if it fails, re-executes it from its
-// recording with source locations on and its events recorded. The second
-// result is a note when the re-execution did not fail the same way.
+// recording with source locations on and its events recorded. The result
+// is the re-execution's when it failed the same way (the same signature:
+// its kind and where), so that its report, its trace and its reproduce
+// line are of one run; when its output differs from the first
+// execution's, the result says so (Result.rerun). Otherwise the result is
+// the first execution's, and the second result is a note that says why.
 func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, string) {
 	if o.crashTrace != "" {
 		return s.runStreaming(o, name, tb, body)
 	}
 	out, rec, buf := s.execute(o, name, tb, body, o.Detail)
 	stall := out.Stall
-	note, detail := "", o.Detail
+	note, rerun, detail := "", "", o.Detail
 	if f := out.Failure; f != nil && !detail && f.Kind != engine.Watchdog && f.Kind != engine.Escape &&
 		(f.Kind != engine.Race || engine.RaceRepeatable()) {
 		again := s
 		again.Recording = rec
 		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
-		if out2.Failure != nil && out2.Failure.Kind == f.Kind {
+		if f2 := out2.Failure; f2 != nil && f2.Signature() == f.Signature() {
+			rerun = rerunNote(out, out2)
 			out, buf, detail = out2, buf2, true
 		} else {
 			got := "passed"
-			if out2.Failure != nil {
-				got = "failed with " + out2.Failure.Kind.String()
+			switch {
+			case f2 == nil:
+			case f2.Kind != f.Kind:
+				got = "failed with " + f2.Kind.String()
+			default:
+				got = fmt.Sprintf("failed another way (%s; the first execution: %s)", f2.Signature(), f.Signature())
 			}
 			note = fmt.Sprintf("note: re-executing this schedule to record source locations %s instead: the test "+
 				"depends on something the scheduler does not control (map iteration order, time.Now, math/rand, "+
-				"goroutines started with a plain go statement, native blocking), so the report below lacks locations",
+				"goroutines started with a plain go statement, native blocking, package-level state that each "+
+				"execution changes), so the report below is of its first execution, and lacks locations",
 				got)
 		}
 	}
 	res := s.result(out, rec, buf)
-	res.opts, res.name, res.body, res.detail = o, name, body, detail
+	res.opts, res.name, res.body, res.detail, res.rerun = o, name, body, detail, rerun
 	if res.Stall == "" {
 		res.Stall = stall
 	}
 	return res, note
 }
+
+// rerunNote is what a report says when it is of again, a re-execution
+// with source locations of a schedule whose first execution was first,
+// and that failed the same way but said other things (its messages, but
+// for the locations detail mode puts before them, or its log): the test's
+// output depends on state that each execution changes, a package-level
+// counter or an address. It quotes the first execution's. It is "" when
+// the two said the same.
+func rerunNote(first, again *engine.Outcome) string {
+	msg, msg2 := first.Failure.Message, again.Failure.Message
+	if again.Failure.Kind == engine.TestFailed {
+		msg2 = detailLocs.ReplaceAllString(msg2, "$1")
+	}
+	if msg2 == msg && slices.Equal(first.Logs, again.Logs) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "note: this report is of a re-execution of the schedule, which recorded source locations and the "+
+		"trace; it failed the same way as the schedule's first execution (%s), but its output differs: the test's "+
+		"output depends on state that each execution changes (a package-level counter, an address). The first "+
+		"execution's:\n", first.Failure.Signature())
+	for _, l := range strings.Split(strings.TrimRight(firstLines(msg, maxFirstLines), "\n"), "\n") {
+		fmt.Fprintf(&b, "  %s\n", l)
+	}
+	if len(first.Logs) > 0 && !slices.Equal(first.Logs, again.Logs) {
+		b.WriteString("  log:\n")
+		for i, l := range first.Logs {
+			if i == maxFirstLines {
+				fmt.Fprintf(&b, "    ... and %d more\n", len(first.Logs)-i)
+				break
+			}
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// maxFirstLines bounds the lines of a first execution's output that a
+// rerunNote quotes.
+const maxFirstLines = 20
+
+// detailLocs are the source locations that detail mode puts before each
+// message of T.Error and its friends ("goroutine 2: store_test.go:42: "),
+// which a first execution's messages do not have.
+var detailLocs = regexp.MustCompile(`(?m)^(goroutine \d+: )\S+?\.go:\d+: `)
 
 // runStreaming executes the schedule with source locations on, writing its
 // trace to o.crashTrace event by event (trace.Writer.Stream): if the run
@@ -382,6 +443,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 			Message:   firstLine(f.Message),
 			Goroutine: f.G,
 			report:    f.Report(),
+			signature: f.Signature(),
 		}
 	}
 	return res

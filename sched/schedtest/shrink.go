@@ -26,10 +26,11 @@ func shrinkable(k FailureKind) bool {
 }
 
 // shrinkFailure replaces the failing schedule of x with the smallest one
-// found that fails the same way, re-executed with source locations for the
-// report. The failure is first transcribed as a random walk, whatever the
-// strategy that found it, so that every choice of 0 means "no preemption"
-// and lowering choices simplifies the schedule.
+// found that fails the same way (the same signature: its kind and where),
+// re-executed with source locations for the report. The failure is first
+// transcribed as a random walk, whatever the strategy that found it, so
+// that every choice of 0 means "no preemption" and lowering choices
+// simplifies the schedule.
 func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploration) exploration {
 	if o.noShrink || x.res.Failure == nil || !shrinkable(x.res.Failure.Kind) {
 		return x
@@ -38,8 +39,8 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	s.Recording, s.Then, s.data, s.transcribe = x.res.Recording, false, nil, true
 	out, rec, _ := s.execute(o, name, tb, body, false)
 	first := loopOutcome(out, rec)
-	if first.Failure == nil || first.Failure.Kind != string(x.res.Failure.Kind) {
-		return x // it does not reproduce: leave it as it is
+	if first.Failure == nil || first.Failure.Signature != x.res.Failure.signature {
+		return x // it does not fail the same way again: leave it as it is
 	}
 	// The random walk equivalent: the strategy's decisions as choices, and
 	// every other value (faults, timers, the body's draws) as drawn.
@@ -67,7 +68,11 @@ func shrinkFailure(o Options, name string, tb tbase, body func(*T), x exploratio
 	// No seed: the found schedule's would not reproduce the shrunk one.
 	small := plan{index: x.s.index, Schedule: schedule.Schedule{Strategy: engine.Random, Recording: r.Input.Recording}}
 	res, note := small.run(o, name, tb, body)
-	if res.Failure == nil || res.Failure.Kind != x.res.Failure.Kind {
+	if res.Failure == nil || res.Failure.signature != x.res.Failure.signature || note != "" {
+		// Its last executions failed another way than the schedule as
+		// found, or than each other (state that the shrinker's
+		// executions piled up): the report is of the schedule as found,
+		// whose executions agreed.
 		return x
 	}
 	res.Schedule = x.res.Schedule

@@ -255,6 +255,9 @@ func failureReport(name string, o Options, x exploration) string {
 			fmt.Fprintf(&b, "note: shrinking stopped at its time bound: a faster or slower machine may shrink this failure to another schedule\n")
 		}
 	}
+	if res.rerun != "" {
+		fmt.Fprintf(&b, "%s\n", res.rerun)
+	}
 	fmt.Fprintf(&b, "\n%s\n", res.Failure.Error())
 	if len(res.Faults) > 0 {
 		fmt.Fprintf(&b, "\nfaults fired:\n")
