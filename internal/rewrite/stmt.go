@@ -76,8 +76,14 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		return
 	}
 	if reflectChanMethod(sel.Obj()) {
-		// The receiver, checked inside a run: not a channel of the run.
-		r.replace(s.X.Pos(), s.X.End(), r.use(NativePath)+".Reflected("+r.text(s.X)+", "+
+		// The receiver (through the embedded fields, and what a pointer
+		// points to), checked inside a run: not a channel of the run but
+		// for Len, which native.Value answers as len does.
+		recv := r.text(s.X)
+		if len(sel.Index()) > 1 || sel.Indirect() {
+			recv = r.recvPath("("+recv+")", sel)
+		}
+		r.replace(s.X.Pos(), s.X.End(), r.use(NativePath)+".Reflected("+recv+", "+
 			strconv.Quote(s.Sel.Name)+", "+strconv.Quote(r.place(c.Pos()))+")")
 		return
 	}
@@ -95,7 +101,9 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 
 // reflectChanMethod reports whether obj is a method of reflect.Value that
 // operates on a channel where the scheduler cannot see it (native.Reflected
-// checks its receiver).
+// checks its receiver), or, for Len, that must answer from the run's
+// channel (native.Value.Len). Cap is reflect's: cap of a channel is not
+// rewritten either, and the run's channel has Go's channel's capacity.
 func reflectChanMethod(obj types.Object) bool {
 	f, ok := obj.(*types.Func)
 	if !ok || f.Pkg() == nil || f.Pkg().Path() != "reflect" {
