@@ -54,8 +54,9 @@
 // which the replay reports as a divergence at that point. The standard
 // library is not rewritten: goroutines that library code starts are
 // invisible to the scheduler, and so is what it does with a channel of the
-// run. Handing one to it (Given) or reflecting over one (Reflected,
-// ReflectSelect) fails the run as a misuse naming the channel and the
-// place; library code that blocks natively stops the run at the watchdog,
+// run. Handing one to it (Given) or sending, receiving or closing through
+// reflection (Reflected, ReflectSelect) fails the run as a misuse naming
+// the channel and the place (reflect.Value's Len is the run's count, as
+// len is); library code that blocks natively stops the run at the watchdog,
 // whose report names the library function called and where.
 package native
