@@ -11,14 +11,30 @@
 // goroutine blocked on it directly is blocked outside the scheduler (the
 // watchdog reports it): use Done(ctx) inside a run.
 //
-// Cancellation propagates from a parent made by this package to its
-// children. A parent made by the standard package inside a run (or one from
-// outside the run) is checked once, when the child is made.
+// Cancellation propagates from every parent to its children, as in Go. A
+// parent made by this package cancels its children itself. One of another
+// type (a mock clock's deadline context, say) is followed as the standard
+// package follows it: through its AfterFunc method if it has one, else by a
+// managed goroutine that waits for the parent's Done channel or the child's
+// and exits when either is closed; as in Go it stays while neither is, and
+// the leak oracle reports it. The run sees the parent's Done channel when it
+// is one of the run's (rewritten code made or used it there); one from
+// outside is adopted, as package sched/native adopts channels, and a close
+// the run did not see is reported if the run stalls. A parent made by the
+// standard package (the enclosing test's context, say) cancels the child
+// from the goroutine its context.AfterFunc starts: after the run, that
+// cancels it; during the run, that goroutine is one no run manages, and its
+// cancel is a misuse, as any cancel from such a goroutine is.
 package context
 
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,13 +145,31 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 // AfterFunc arranges for f to run in its own goroutine (a managed one inside
 // a run) after ctx is canceled, or at once if it already is. stop stops the
 // arrangement and reports whether it did (false once f has been started).
+// Inside a run, for a ctx of a type of the code under test, a context of
+// this package follows ctx (see the package comment) and f runs when it is
+// canceled; a ctx that is never canceled, or one made by the standard
+// package, is left to the standard package's AfterFunc.
 func AfterFunc(ctx Context, f func()) (stop func() bool) {
 	g := engine.Current()
-	c := ours(ctx)
-	if g == nil || c == nil {
+	if g == nil {
 		return context.AfterFunc(ctx, f)
 	}
-	return c.afterFunc(g, f)
+	if c := ours(ctx); c != nil {
+		return c.afterFunc(g, f)
+	}
+	done := ctx.Done()
+	if done == nil || fromStandard(ctx, done) {
+		return context.AfterFunc(ctx, f)
+	}
+	h := newCancelCtx(g, ctx)
+	a := h.addFunc(g, f)
+	return func() bool {
+		if !stopAfter(a) {
+			return false
+		}
+		h.release(engine.Current()) // as Go's stop cancels its context: h's watcher exits
+		return true
+	}
 }
 
 // cancelKey finds the nearest context made by this package through Value,
@@ -168,6 +202,13 @@ type cancelCtx struct {
 	children []*cancelCtx
 	funcs    []*afterFunc
 	raceSync byte
+
+	// A parent this package did not make, followed through an AfterFunc
+	// (its method, or the standard package's function for a standard
+	// parent): stop ends that when c is canceled first. stopNative: stop is
+	// the standard package's, which may run between two decisions.
+	stop       func() bool
+	stopNative bool
 }
 
 type afterFunc struct {
@@ -198,15 +239,190 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 		} else {
 			p.children = append(p.children, c)
 		}
-	} else if err := parent.Err(); err != nil {
-		c.cancel(g, nil, err, context.Cause(parent))
+	} else {
+		c.follow(g, parent)
 	}
 	return c
+}
+
+// afterFuncer is a parent that runs a function when it is done; the
+// standard package (Go 1.21 on) cancels a child of one through it, with no
+// goroutine of its own.
+type afterFuncer interface {
+	AfterFunc(func()) func() bool
+}
+
+// follow arranges for c to be canceled when parent, a context this package
+// did not make, is, with parent's Err and Cause, as the standard package's
+// WithCancel does: nothing for a parent that is never canceled (a nil Done
+// channel); at once for one that is done; through the standard package for
+// a standard parent, and through parent's AfterFunc method for one that has
+// it; else a managed goroutine waits for either context's Done channel.
+//
+//go:norace
+func (c *cancelCtx) follow(g *engine.G, parent Context) {
+	done := parent.Done()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+		c.cancel(g, nil, parentErr(parent), Cause(parent))
+		return
+	default:
+	}
+	canceled := func() { c.cancelFrom(engine.Current(), parentErr(parent), Cause(parent)) }
+	if fromStandard(parent, done) {
+		c.stop, c.stopNative = context.AfterFunc(parent, canceled), true
+	} else if a, ok := parent.(afterFuncer); ok {
+		c.stop = a.AfterFunc(canceled)
+	} else {
+		pdone := runDone(g, done)
+		g.Go(func() { c.watch(parent, pdone) })
+		return
+	}
+	if c.err != nil { // parent's AfterFunc canceled c before it returned
+		c.stopFollowing(g, nil)
+	}
+}
+
+// watch is the goroutine that follows a parent with no AfterFunc method:
+// it waits for the parent's Done channel (pdone is the run's channel for
+// it) or c's, whichever is closed first.
+//
+//go:norace
+func (c *cancelCtx) watch(parent Context, pdone *chans.Chan[struct{}]) {
+	if chans.Select(pdone.CaseRecv(nil), c.done.CaseRecv(nil)) == 0 {
+		c.cancel(engine.Current(), nil, parentErr(parent), Cause(parent))
+	}
+}
+
+// parentErr is the Err of a parent whose Done channel is closed; nil breaks
+// the Context contract, and panics as in the standard package.
+func parentErr(parent Context) error {
+	err := parent.Err()
+	if err == nil {
+		panic("context: internal error: missing cancel error")
+	}
+	return err
+}
+
+// stdCancelKey is the key by which the standard package finds, through
+// Value, the cancelable context of its own that a context derives from
+// (&cancelCtxKey). Cause asks a context for it, so a context that records
+// the keys asked of it learns it.
+var stdCancelKey = func() any {
+	var p keyProbe
+	context.Cause(&p)
+	return p.key
+}()
+
+type keyProbe struct{ key any }
+
+func (*keyProbe) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (*keyProbe) Done() <-chan struct{}       { return nil }
+func (*keyProbe) Err() error                  { return context.Canceled } // Cause asks Value only of a done context
+func (p *keyProbe) Value(key any) any {
+	if p.key == nil {
+		p.key = key
+	}
+	return nil
+}
+
+// fromStandard reports whether ctx's cancellation is that of a cancelable
+// context of the standard package, by the test of the standard package's
+// parentCancelCtx: the standard package follows such a parent without a
+// goroutine.
+func fromStandard(ctx Context, done <-chan struct{}) bool {
+	if stdCancelKey == nil {
+		return false
+	}
+	p, ok := ctx.Value(stdCancelKey).(interface{ Done() <-chan struct{} })
+	return ok && p.Done() == done
+}
+
+// runDone returns the run's channel that stands for done, the Done channel
+// of a context this package did not make: the one rewritten code made it
+// with, or used it through, in the run; else the run adopts done as package
+// sched/native does at a channel's first use (with what it holds), so that
+// rewritten code that closes done later closes the run's channel too, and
+// a close by code that is not rewritten is reported if the run stalls.
+//
+//go:norace
+func runDone(g *engine.G, done <-chan struct{}) *chans.Chan[struct{}] {
+	key := *(*unsafe.Pointer)(unsafe.Pointer(&done))
+	if s, ok := g.Shadow(key).(*chans.Chan[struct{}]); ok {
+		return s
+	}
+	c := *(*chan struct{})(unsafe.Pointer(&done)) // the engine checks a bidirectional channel for closes it did not see
+	s := chans.Make[struct{}](cap(c))
+	g.SetShadow(key, c, s)
+	g.ShadowAdopted(key, callerLine())
+	for s.Len() < cap(c) {
+		select {
+		case _, ok := <-c:
+			if !ok {
+				s.Close()
+				g.ShadowClosed(key)
+				return s
+			}
+			s.Send(struct{}{})
+		default:
+			return s
+		}
+	}
+	return s
+}
+
+// shims are the function name prefixes of this package and of package
+// sched/native, which calls it for rewritten code.
+var shims = func() [2]string {
+	pkg := reflect.TypeFor[cancelCtx]().PkgPath()
+	return [2]string{pkg + ".", strings.TrimSuffix(pkg, "context") + "native."}
+}()
+
+// callerLine is the file and line of the code that called into the shims.
+func callerLine() string {
+	var pcs [16]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if !strings.HasPrefix(f.Function, shims[0]) && !strings.HasPrefix(f.Function, shims[1]) &&
+			!strings.HasPrefix(f.Function, "runtime.") {
+			return filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// stopFollowing ends c's following of its parent through an AfterFunc, c
+// being canceled. The standard package's stop runs at once, also between
+// two decisions (it only takes the parent's lock). A parent's own stop is
+// code under test: it runs on the canceling goroutine, or on one of its own
+// when a deadline cancels c between two decisions.
+//
+//go:norace
+func (c *cancelCtx) stopFollowing(g *engine.G, t *engine.Timer) {
+	stopNative, stop := c.stopNative, c.takeStop()
+	if stop == nil {
+		return
+	}
+	switch {
+	case g != nil || stopNative:
+		stop()
+	case t != nil:
+		t.Go(func() { stop() })
+	}
 }
 
 //go:norace
 func (c *cancelCtx) setDeadline(g *engine.G, d time.Time, cause error) {
 	c.deadline, c.hasDL, c.ownDL = d, true, true
+	if c.err != nil {
+		return // canceled by its parent when it was made
+	}
 	dur := d.Sub(g.Now())
 	if dur <= 0 {
 		c.cancel(g, nil, context.DeadlineExceeded, cause)
@@ -248,8 +464,19 @@ var afterRun sync.Mutex
 // run, so only Done and Err change.
 func (c *cancelCtx) cancelAfterRun(err, cause error) {
 	afterRun.Lock()
-	defer afterRun.Unlock()
 	c.closeAfterRun(err, cause)
+	stop := c.takeStop()
+	afterRun.Unlock()
+	if stop != nil {
+		stop() // code under test, maybe: not under the lock
+	}
+}
+
+//go:norace
+func (c *cancelCtx) takeStop() func() bool {
+	stop := c.stop
+	c.stop = nil
+	return stop
 }
 
 //go:norace
@@ -307,7 +534,21 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 	}
 	if p := ours(c.parent); p != nil {
 		p.removeChild(c)
+	} else {
+		c.stopFollowing(g, t)
 	}
+}
+
+// release cancels c, a context AfterFunc made to follow a parent of another
+// type, once its function is stopped: as the standard package's stop does,
+// so that nothing waits for the parent any more.
+func (c *cancelCtx) release(g *engine.G) {
+	if g == nil {
+		c.obj.CheckNative(engine.OpContext)
+		c.cancelAfterRun(context.Canceled, nil)
+		return
+	}
+	c.cancel(g, nil, context.Canceled, nil)
 }
 
 //go:norace
@@ -322,8 +563,15 @@ func (c *cancelCtx) removeChild(child *cancelCtx) {
 	}
 }
 
-//go:norace
 func (c *cancelCtx) afterFunc(g *engine.G, f func()) func() bool {
+	a := c.addFunc(g, f)
+	return func() bool { return stopAfter(a) }
+}
+
+// addFunc arranges for f to run when c is canceled, or starts it now.
+//
+//go:norace
+func (c *cancelCtx) addFunc(g *engine.G, f func()) *afterFunc {
 	a := &afterFunc{f: f}
 	engine.RaceReleaseMerge(unsafe.Pointer(&a.sync))
 	if c.err != nil {
@@ -332,7 +580,7 @@ func (c *cancelCtx) afterFunc(g *engine.G, f func()) func() bool {
 	} else {
 		c.funcs = append(c.funcs, a)
 	}
-	return func() bool { return stopAfter(a) }
+	return a
 }
 
 // AfterFunc is AfterFunc(c, f) as a method: the standard package's
