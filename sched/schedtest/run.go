@@ -343,15 +343,21 @@ func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, str
 
 // rerunNote is what a report says when it is of again, a re-execution
 // with source locations of a schedule whose first execution was first,
-// and that failed the same way but said other things (its messages, but
-// for the locations detail mode puts before them, or its log): the test's
-// output depends on state that each execution changes, a package-level
-// counter or an address. It quotes the first execution's. It is "" when
-// the two said the same.
+// and that failed the same way but the body said other things: its log,
+// or the messages it failed with (T.Error's, but for the locations detail
+// mode puts before them; a panic's value). The test's output then depends
+// on state that each execution changes, a package-level counter or an
+// address. It quotes the first execution's. It is "" when the two said the
+// same. The engine's own messages are not compared: in detail mode they
+// say more (a data race names where a goroutine started).
 func rerunNote(first, again *engine.Outcome) string {
 	msg, msg2 := first.Failure.Message, again.Failure.Message
-	if again.Failure.Kind == engine.TestFailed {
+	switch again.Failure.Kind {
+	case engine.TestFailed:
 		msg2 = detailLocs.ReplaceAllString(msg2, "$1")
+	case engine.Panic:
+	default:
+		msg2 = msg
 	}
 	if msg2 == msg && slices.Equal(first.Logs, again.Logs) {
 		return ""
