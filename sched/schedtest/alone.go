@@ -1,26 +1,20 @@
 package schedtest
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
 )
 
 // failsAlone runs x's failing schedule again in a child process of the
 // test binary, as its reproduce line would: the test alone, first in a
 // fresh process, with this process's go test and -dst.* flags but for the
-// schedule, which the child is given (scheduleArgs); and then a second
-// time in the same child (-test.count=2). It reports whether the child
+// schedule, which the child is given (runChild, scheduleArgs); and then a
+// second time in the same child (-test.count=2). It reports whether the child
 // passed the schedule the first time and failed it the second: then the
 // failure here was not the interleaving's but the process's, state that an
 // earlier run of the test left behind (a registry of names, package-level
@@ -47,53 +41,15 @@ func failsAlone(t *testing.T, o Options, x exploration) (passed bool, why string
 		return false, ""
 	}
 	defer cleanup()
-	timeout := aloneTimeout(x)
-	if d, ok := t.Deadline(); ok {
-		timeout = min(timeout, time.Until(d)-5*time.Second)
-	}
-	if timeout <= 0 {
-		return false, ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
 	// Only the schedule differs from this process's command line; the
 	// child neither shrinks nor saves (this process does, if it reports).
-	args = append(args, "-test.count=2", "-test.v=true", "-test.timeout="+timeout.String(),
-		"-dst.shrink=false", "-dst.dir=off")
-	cmd := exec.CommandContext(ctx, os.Args[0], append(inheritedArgs(), args...)...)
-	cmd.Env = append(os.Environ(), aloneEnv+"=1")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) || ctx.Err() != nil {
+	args = append(args, "-test.count=2", "-dst.shrink=false", "-dst.dir=off")
+	out, err := runChild(t, aloneTimeout(x), false, args, aloneEnv+"=1")
+	if err != nil && !childFailed(err) {
 		return false, ""
 	}
-	v := childVerdicts(string(out), t.Name())
-	return len(v) == 2 && v[0] == "PASS" && v[1] == "FAIL", childOutput(string(out))
-}
-
-// inheritedArgs are the flags of this process that a child running one of
-// its tests again must share (go test's that change how a test runs, and
-// the -dst.* flags), but for those that name what to explore, which the
-// child is given.
-func inheritedArgs() []string {
-	var args []string
-	for _, a := range childArgs("") {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !scheduleFlags[name] && name != "test.run" && name != "test.count" && name != "test.v" {
-			args = append(args, a)
-		}
-	}
-	return args
-}
-
-// scheduleFlags are the -dst.* flags that say what to explore, or where
-// results go: a child that runs one schedule is given its own.
-var scheduleFlags = map[string]bool{
-	"dst.seed": true, "dst.iters": true, "dst.time": true, "dst.strategy": true, "dst.depth": true,
-	"dst.pctsteps": true, "dst.replay": true, "dst.trace": true, "dst.break": true, "dst.dir": true,
-	"dst.prune": true, "dst.corpus": true, "dst.worker": true, "dst.keepgoing": true, "dst.input": true,
-	"dst.crashtrace": true, "dst.shrink": true, "dst.v": true,
+	v := childVerdicts(out, t.Name())
+	return len(v) == 2 && v[0] == "PASS" && v[1] == "FAIL", childOutput(out)
 }
 
 // childVerdicts are go test's verdicts on the test called name in a
@@ -115,40 +71,6 @@ const aloneEnv = "DST_ALONE"
 func aloneTimeout(x exploration) time.Duration {
 	per := x.elapsed / time.Duration(max(x.n, 1))
 	return min(max(40*per+30*time.Second, time.Minute), 10*time.Minute)
-}
-
-// scheduleArgs are the arguments of a child test binary that runs the test
-// called name once, x's schedule alone, as its reproduce line does: a
-// -dst.replay handle, or, for a handle too long for a command line, an
-// input file (cleanup removes it).
-func scheduleArgs(name string, o Options, x exploration) (args []string, cleanup func(), err error) {
-	cleanup = func() {}
-	args = []string{"-test.run=" + gotest.RunPattern(name), "-test.count=1"}
-	s := x.drawn()
-	if s.Recording != nil && len(s.Recording.Handle()) > maxHandle {
-		rec := s.Recording
-		if x.res != nil && x.res.Recording != nil {
-			rec = x.res.Recording
-		}
-		path, err := inputFile(name, s, rec)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		args = append(args, "-dst.input="+path)
-		cleanup = func() { os.Remove(path) }
-	} else {
-		args = append(args, s.Flags()...)
-	}
-	if o.MaxSteps != engine.DefaultMaxSteps {
-		args = append(args, "-dst.maxsteps="+strconv.Itoa(o.MaxSteps))
-	}
-	if o.noShrink {
-		args = append(args, "-dst.shrink=false")
-	}
-	if flags.dir != "" {
-		args = append(args, "-dst.dir="+flags.dir)
-	}
-	return args, cleanup, nil
 }
 
 // stateNote is what a test says when its failure did not survive running

@@ -2,26 +2,25 @@ package schedtest
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/internal/engine"
-	"github.com/dstgo/dst/internal/gotest"
 )
 
 // raceInChild hands a data race over to a child process of the test
 // binary: this process's race detector reports each race once, so the
 // schedule that raced would not race again here, and shrinking, source
-// locations and the saved trace need it to. The child runs the one
-// schedule with a GORACE that reports every race (engine.RaceEnv), and
-// reports it as any failure; its report is returned, or ok is false when
-// the child did not report the race.
+// locations and the saved trace need it to. The child, started as every
+// child is (runChild: with this process's flags, within the test's
+// deadline), runs the one schedule with a GORACE that reports every race
+// (engine.RaceEnv), and reports it as any failure; its report is returned,
+// or ok is false when the child did not report the race.
 func raceInChild(t *testing.T, o Options, x exploration) (report string, ok bool) {
 	dir, err := os.MkdirTemp("", "dst-race-")
 	if err != nil {
@@ -33,10 +32,10 @@ func raceInChild(t *testing.T, o Options, x exploration) (report string, ok bool
 		return "", false
 	}
 	defer cleanup()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
-	out, _ := cmd.CombinedOutput()
-	return childReport(string(out), DataRace)
+	// The child shrinks the schedule (for at most 30 seconds) and saves
+	// its trace, on top of what failsAlone's does.
+	out, _ := runChild(t, aloneTimeout(x)+time.Minute, false, args, "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
+	return childReport(out, DataRace)
 }
 
 // raceElsewhere explores t in a child process of the test binary when this
@@ -77,12 +76,9 @@ func raceElsewhere(t *testing.T, o Options) bool {
 		return false
 	}
 	defer os.RemoveAll(dir)
-	cmd := exec.Command(os.Args[0], childArgs(t.Name())...)
-	cmd.Env = append(os.Environ(), "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
-	out, err := cmd.CombinedOutput()
-	verdict := childVerdict(string(out), t.Name())
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) || err == nil && verdict == "" {
+	out, err := runChild(t, 0, true, nil, "GORACE="+engine.RaceEnv(filepath.Join(dir, "race")))
+	verdict := childVerdict(out, t.Name())
+	if err != nil && !childFailed(err) || err == nil && verdict == "" {
 		if err == nil {
 			err = errors.New("it did not run the test")
 		}
@@ -93,17 +89,17 @@ func raceElsewhere(t *testing.T, o Options) bool {
 	where := fmt.Sprintf("sched: %s: %s was explored in a child process whose detector reports every race", why, t.Name())
 	switch {
 	case err != nil || verdict == "FAIL":
-		if report, ok := childReport(string(out), ""); ok {
+		if report, ok := childReport(out, ""); ok {
 			t.Fatal(where + "; its report:\n" + report)
 		} else {
-			t.Fatal(where + ", and failed:\n" + childOutput(string(out)))
+			t.Fatal(where + ", and failed:\n" + childOutput(out))
 		}
 	case verdict == "SKIP":
-		t.Skip(where + ", and skipped:\n" + childOutput(string(out)))
+		t.Skip(where + ", and skipped:\n" + childOutput(out))
 	default:
 		t.Log(where + ", and passed")
 		if testing.Verbose() {
-			for _, l := range schedLines(string(out)) {
+			for _, l := range schedLines(out) {
 				t.Log(l)
 			}
 		}
@@ -113,26 +109,6 @@ func raceElsewhere(t *testing.T, o Options) bool {
 
 // noRaceNote is what a test run without -race says.
 const noRaceNote = "sched: note: data races were not checked (the race detector is off: run with -race to check them)"
-
-// childArgs are the arguments of a child test binary that runs the test
-// called name once, with this process's -dst.* flags and those of go test's
-// that change how a test runs (not its outputs: profiles, coverage, the
-// go command's test log, which are this process's to write).
-func childArgs(name string) []string {
-	args := []string{"-test.run=" + gotest.RunPattern(name), "-test.count=1", "-test.v=true"}
-	flag.Visit(func(f *flag.Flag) {
-		switch {
-		case strings.HasPrefix(f.Name, "dst."), childTestFlags[f.Name]:
-			args = append(args, "-"+f.Name+"="+f.Value.String())
-		}
-	})
-	return args
-}
-
-var childTestFlags = map[string]bool{
-	"test.short": true, "test.timeout": true, "test.paniconexit0": true, "test.fullpath": true,
-	"test.skip": true, "test.failfast": true,
-}
 
 // childVerdict is go test's verdict on the test called name in a child's
 // -test.v output: PASS, FAIL, SKIP, or "" when it has none (it crashed).

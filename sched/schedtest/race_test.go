@@ -1,6 +1,7 @@
 package schedtest_test
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -356,5 +357,34 @@ func TestRaceNotCheckedNote(t *testing.T) {
 	}
 	if n := strings.Count(string(out), note); n != want {
 		t.Errorf("the note is said %d times, want %d:\n%s", n, want, out)
+	}
+}
+
+// TestChildRaceFlags races in every schedule, and logs what its process
+// was given: whether it is raceInChild's child (whose GORACE is set),
+// -test.short, -dst.watchdog, and whether its deadline is within 35s.
+func TestChildRaceFlags(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "flags" {
+		t.Skip("run by TestRaceChildInheritsFlags")
+	}
+	d, ok := t.Deadline()
+	within := ok && time.Until(d) <= 35*time.Second
+	watchdog := flag.Lookup("dst.watchdog").Value.String()
+	schedtest.TestWith(t, schedtest.Options{Iterations: 40, Seed: 1, Strategy: "random"}, func(t *schedtest.T) {
+		t.Logf("child=%v short=%v watchdog=%s deadline within 35s=%v", os.Getenv("GORACE") != "", testing.Short(), watchdog, within)
+		raceBodies["unsynchronized"].body(t)
+	})
+}
+
+// The child to which a race is handed (raceInChild) runs the test as this
+// process does: with its -test.short and -dst.* flags, and within its
+// deadline.
+func TestRaceChildInheritsFlags(t *testing.T) {
+	out := raceChild(t, "flags", t.TempDir(), "", "-test.run=^TestChildRaceFlags$", "-test.short", "-dst.watchdog=7s", "-test.timeout=40s")
+	if !strings.Contains(out, "sched: data race in schedule ") {
+		t.Fatalf("no race reported:\n%s", out)
+	}
+	if want := "child=true short=true watchdog=7s deadline within 35s=true"; !strings.Contains(out, want) {
+		t.Errorf("the report, raceInChild's child's, does not log %q:\n%s", want, out)
 	}
 }
