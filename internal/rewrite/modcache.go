@@ -19,12 +19,21 @@ import (
 // dependency that -rewrite names and that comes from the module cache is
 // built from a copy of its module in the rewrite's cache directory: the
 // overlay replaces the main module's go.mod with one that adds
-// "replace <module> => <copy>", and the rewritten files of the copy. The
-// copy is made once per module version; its files are the module's, so
-// tests that read their testdata still find it. Directives still name the
-// module cache's files, so reports point at them. A copy is checked file by
-// file against its manifest each time it is used, and made again when it
-// differs (cache.go).
+// "replace <module> <version> => <copy>", and the rewritten files of the
+// copy. The copy is made once per module version; its files are the
+// module's, so tests that read their testdata still find it. Directives
+// still name the module cache's files, so reports point at them. A copy is
+// checked file by file against its manifest each time it is used, and made
+// again when it differs (cache.go).
+//
+// The replacement names the version the build selects, and only it. One
+// of every version would give each version of the module in the module
+// graph the copy's go.mod: an older version that a module without graph
+// pruning requires would then require what the selected one does, and the
+// go command would read go.mod files the native build never reads, which
+// the main module's go.sum has no lines for ("missing go.sum entry for
+// go.mod file"), and could select other versions than the native build.
+// Replaced at its version alone, the module graph is the native one.
 
 // cachedModule is a dependency from the module cache that is rewritten.
 type cachedModule struct {
@@ -89,7 +98,7 @@ func (c *cache) copyModules(mods []*cachedModule, goMod string) (string, error) 
 		}
 		c.mods[rel] = sum
 		m.copy = filepath.Join(entry, copySrc)
-		fmt.Fprintf(&b, "replace %s => %s\n", m.path, m.copy)
+		fmt.Fprintf(&b, "replace %s %s => %s\n", m.path, m.version, m.copy)
 	}
 	return b.String(), nil
 }
