@@ -88,7 +88,7 @@ func copyOf(t *testing.T, overlay, module string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := regexp.MustCompile(`(?m)^replace ` + regexp.QuoteMeta(module) + ` => (.+)$`).FindStringSubmatch(string(data)); m != nil {
+		if m := regexp.MustCompile(`(?m)^replace ` + regexp.QuoteMeta(module) + `(?: \S+)? => (.+)$`).FindStringSubmatch(string(data)); m != nil {
 			return m[1]
 		}
 	}
