@@ -7,7 +7,10 @@
 //
 // Inside a run, time is virtual. The clock starts at a fixed instant, an
 // ordinary weekday afternoon, 2025-06-18T14:23:47.318204719Z, unless
-// schedtest.Options.Start says otherwise. It moves when every managed
+// schedtest.Options.Start says otherwise; but when code under the
+// scheduler has read a later real time outside any run (Now in a package's
+// init or a TestMain), a millisecond after the latest such reading, so that
+// time never runs backwards for the program. It moves when every managed
 // goroutine is blocked and a timer is pending: it then jumps to the
 // earliest deadline, so a test that sleeps for hours runs in microseconds. Timers due at the same instant fire in an order drawn
 // from the run's entropy. With schedtest.Options.ClockFaults, timers fire late

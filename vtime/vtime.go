@@ -12,12 +12,15 @@ import (
 var timerOps = chanlink.Timers.(*chanlink.TimerOps[*chans.Chan[time.Time]])
 
 // Now returns the current time: the run's virtual clock inside a run,
-// time.Now outside.
+// time.Now outside (a reading noted as native.Now's is, so that a run's
+// clock starts after it).
 func Now() time.Time {
 	if g := engine.Current(); g != nil {
 		return g.Now()
 	}
-	return time.Now()
+	t := time.Now()
+	engine.NoteRealReading(t)
+	return t
 }
 
 // Since returns the time elapsed since t, on the same clock as Now.

@@ -22,12 +22,16 @@ import (
 // for real time, which relies on time passing between two readings (a
 // deadline computed as now+d has passed once a sleep of d is over),
 // behaves as it does in Go. vtime.Now, for code written for the scheduler,
-// is the clock's exact instant.
+// is the clock's exact instant. Outside a run it is time.Now, and the
+// reading is noted: a run's clock starts after the real time the program
+// has read (engine.ClockStart), so that time never runs backwards for it.
 func Now() time.Time {
 	if g := engine.Current(); g != nil {
 		return g.Reading()
 	}
-	return time.Now()
+	t := time.Now()
+	engine.NoteRealReading(t)
+	return t
 }
 
 // Since is time.Since: Now().Sub(t).

@@ -112,7 +112,11 @@ type Options struct {
 	Recording *entropy.Recording
 	// Start is where the virtual clock starts (package vtime). Default
 	// 2025-06-18T14:23:47.318204719Z (engine.DefaultStart), an ordinary
-	// weekday afternoon.
+	// weekday afternoon; but when code under the scheduler read a later
+	// time from the real clock outside any run (time.Now in a package's
+	// init, rewritten), the default start is a millisecond after the latest
+	// such reading: time never runs backwards for the program. The start is
+	// recorded in saved traces.
 	Start time.Time
 	// Record keeps every run's events in Result.Trace (a failing run's
 	// re-execution records them in any case).
@@ -142,6 +146,9 @@ type Options struct {
 	isWorker  bool   // -dst.worker: this process is a worker of dstreplay hunt,
 	worker    int    // this one
 	keepGoing bool   // -dst.keepgoing
+	// startMoved: the clock starts after a real time the program read
+	// outside a run, not at the given or default Start (engine.ClockStart).
+	startMoved bool
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -407,7 +414,24 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("sched: probability of fault %q is %v, must be in [0, 1]", name, p)
 		}
 	}
+	if o.Start.IsZero() {
+		o = o.startAfterReadings() // a start given is kept as given
+	}
 	return o, nil
+}
+
+// startAfterReadings moves the clock's start past the real time the
+// program has read outside a run (package init, TestMain), once per
+// exploration, so that every schedule of it starts at the same instant and
+// time never runs backwards for the program (engine.ClockStart). A start
+// that Options give is kept; a trace's is moved, so that its replay in
+// another process that read the clock later starts as far after that as
+// the recording did.
+func (o Options) startAfterReadings() Options {
+	if s := engine.ClockStart(o.Start); !s.Equal(o.Start) {
+		o.Start, o.startMoved = s, true
+	}
+	return o
 }
 
 // funcList splits a flag's comma-separated list of function names.

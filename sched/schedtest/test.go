@@ -249,6 +249,10 @@ func failureReport(name string, o Options, x exploration) string {
 	if res.Stall != "" {
 		fmt.Fprintf(&b, "note: %s\n", res.Stall)
 	}
+	if o.startMoved {
+		fmt.Fprintf(&b, "note: the virtual clock started at %s, after the real time the program read outside the run (in a package's init or TestMain), not at its default start: a process that reads the clock at another time starts elsewhere\n",
+			o.Start.Format(time.RFC3339Nano))
+	}
 	if r := x.shrunk; r != nil {
 		fmt.Fprintf(&b, "shrunk from %v to %v (%d runs)\n", r.Before, r.After, r.Runs)
 		if r.OutOfTime {

@@ -328,7 +328,7 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 	if zone != "" && !o.Start.IsZero() {
 		o.Start = inZone(o.Start, zone)
 	}
-	return o, s, nil
+	return o.startAfterReadings(), s, nil
 }
 
 // inZone is t in the time zone named name, which has t's offset at t: the
