@@ -25,13 +25,16 @@ import (
 // different schedules may be a bug an earlier schedule left in place.
 //
 // A failure that did not repeat when the run was re-executed here for its
-// report (x.note) depends on what the scheduler does not control, and one
-// child passing says nothing about it: it is reported as found. The child
-// costs a start of the test binary and two schedules, paid once per
-// failure found, not per schedule.
+// report (x.note) depends on what the scheduler does not control: state
+// that each execution changes (gobreaker's package-level breakers, which an
+// earlier test's schedules changed too), or chance (map order, the real
+// clock). One child passing then failing could be chance, so such a
+// failure needs two children in a row that each pass then fail; else it is
+// reported as found. A child costs a start of the test binary and two
+// schedules, paid once per failure found, not per schedule.
 func failsAlone(t *testing.T, o Options, x exploration) (passed bool, why string) {
-	if o.namedBy != "" || o.isWorker || x.res == nil || x.res.Failure == nil || x.note != "" {
-		return false, "" // it ran the named schedule alone already, it is a hunt's worker, or it is not repeatable
+	if o.namedBy != "" || o.isWorker || x.res == nil || x.res.Failure == nil {
+		return false, "" // it ran the named schedule alone already, or it is a hunt's worker
 	}
 	if x.res.Failure.Kind == DataRace {
 		return false, "" // race.go: the detector's reports depend on the process in other ways
@@ -44,12 +47,22 @@ func failsAlone(t *testing.T, o Options, x exploration) (passed bool, why string
 	// Only the schedule differs from this process's command line; the
 	// child neither shrinks nor saves (this process does, if it reports).
 	args = append(args, "-test.count=2", "-dst.shrink=false", "-dst.dir=off")
-	out, err := runChild(t, aloneTimeout(x), false, args, aloneEnv+"=1")
-	if err != nil && !childFailed(err) {
-		return false, ""
+	children := 1
+	if x.note != "" {
+		children = 2
 	}
-	v := childVerdicts(out, t.Name())
-	return len(v) == 2 && v[0] == "PASS" && v[1] == "FAIL", childOutput(out)
+	for range children {
+		out, err := runChild(t, aloneTimeout(x), false, args, aloneEnv+"=1")
+		if err != nil && !childFailed(err) {
+			return false, ""
+		}
+		v := childVerdicts(out, t.Name())
+		if len(v) != 2 || v[0] != "PASS" || v[1] != "FAIL" {
+			return false, ""
+		}
+		why = childOutput(out)
+	}
+	return true, why
 }
 
 // childVerdicts are go test's verdicts on the test called name in a

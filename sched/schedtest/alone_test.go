@@ -32,6 +32,32 @@ func TestChildRegisters(t *testing.T) {
 	})
 }
 
+// counted is package-level state every execution of TestChildCounts
+// changes: its failures differ from one execution to the next.
+var counted atomic.Int32
+
+// TestChildCounts fails from its second execution in a process on, at a
+// line that alternates with each execution, as gobreaker's tests do on
+// breakers that earlier executions left counting: the re-execution of its
+// failing schedule (for the report) fails another way.
+func TestChildCounts(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "counts" {
+		t.Skip("run by TestStateLeftByEarlierSchedules")
+	}
+	schedtest.TestWith(t, schedtest.Options{Iterations: 5}, func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {})
+		wg.Wait()
+		switch n := counted.Add(1); {
+		case n < 2:
+		case n%2 == 0:
+			t.Errorf("requests: %d", n)
+		default:
+			t.Errorf("generation: %d", n)
+		}
+	})
+}
+
 // poisoned is package-level state a schedule leaves broken when its
 // goroutines run in one order: a bug of an earlier schedule that a later
 // one meets.
@@ -91,6 +117,14 @@ func TestStateLeftByEarlierSchedules(t *testing.T) {
 	// reproduce line; this process saves nothing.)
 	if strings.Contains(out, "trace saved") {
 		t.Errorf("the failure was reported as a bug:\n%s", out)
+	}
+
+	// The same when the failure piles up, failing another way when its
+	// schedule is re-executed in this process: two fresh processes that
+	// each pass it and then fail it show that it is the process's.
+	out, err = child(t, ".", "counts", os.Args[0], "-test.run=^TestChildCounts$", "-test.v")
+	if err != nil || !strings.Contains(out, "TestChildCounts failed in schedule 2 here") || !strings.Contains(out, "--- PASS: TestChildCounts") {
+		t.Errorf("a failure of state that piles up was reported as a bug (%v):\n%s", err, out)
 	}
 
 	// A failure that needs an earlier schedule's interleaving, not just an
