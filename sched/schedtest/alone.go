@@ -36,8 +36,11 @@ func failsAlone(t *testing.T, o Options, x exploration) (passed bool, why string
 	if o.namedBy != "" || o.isWorker || x.res == nil || x.res.Failure == nil {
 		return false, "" // it ran the named schedule alone already, or it is a hunt's worker
 	}
-	if x.res.Failure.Kind == DataRace {
+	switch x.res.Failure.Kind {
+	case DataRace:
 		return false, "" // race.go: the detector's reports depend on the process in other ways
+	case StepBound:
+		return false, "" // the work outgrew the bound: a fresh process does the same work
 	}
 	args, cleanup, err := scheduleArgs(t.Name(), o, x)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 )
@@ -132,5 +133,42 @@ func TestStateLeftByEarlierSchedules(t *testing.T) {
 	out, err = child(t, ".", "poisons", os.Args[0], "-test.run=^TestChildPoisons$", "-test.v")
 	if err == nil || !strings.Contains(out, "state left poisoned") || !strings.Contains(out, "--- FAIL: TestChildPoisons") {
 		t.Errorf("the failure an earlier schedule's interleaving left was not reported (%v):\n%s", err, out)
+	}
+}
+
+// TestChildEndless does more work than its step bound allows, whatever
+// the interleaving.
+func TestChildEndless(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "endless" {
+		t.Skip("run by TestStepBoundNotShrunk")
+	}
+	schedtest.TestWith(t, schedtest.Options{Iterations: 1, MaxSteps: 20_000, Strategy: "random"}, func(t *schedtest.T) {
+		ping := chans.Make[int](0)
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			for {
+				ping.Send(1)
+			}
+		})
+		for {
+			ping.Recv()
+		}
+	})
+}
+
+// TestStepBoundNotShrunk: a run that reached the step bound while making
+// progress is reported as found: shrinking it would run every candidate to
+// the bound again (bigcache's million Sets took minutes), and so would
+// running it alone in a fresh process.
+func TestStepBoundNotShrunk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, _ := child(t, ".", "endless", os.Args[0], "-test.run=^TestChildEndless$", "-test.v")
+	if !strings.Contains(out, "sched: step bound in schedule 1 of TestChildEndless") {
+		t.Fatalf("no step bound report:\n%s", out)
+	}
+	if strings.Contains(out, "shrunk from") {
+		t.Errorf("a step bound failure was shrunk:\n%s", out)
 	}
 }

@@ -20,9 +20,11 @@ func loopOutcome(out *engine.Outcome, rec *entropy.Recording) hunt.Outcome {
 
 // shrinkable reports whether a failure can be shrunk: re-executing it must
 // be possible (a watchdog abandons a goroutine; an escape runs outside the
-// scheduler).
+// scheduler), and worth it: a run that reached the step bound while making
+// progress did more work than the bound allows whatever the interleaving,
+// and each candidate would run to the bound (millions of points) again.
 func shrinkable(k FailureKind) bool {
-	return k != Watchdog && k != Escape && (k != DataRace || engine.RaceRepeatable())
+	return k != Watchdog && k != Escape && k != StepBound && (k != DataRace || engine.RaceRepeatable())
 }
 
 // shrinkFailure replaces the failing schedule of x with the smallest one
