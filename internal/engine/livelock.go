@@ -12,12 +12,24 @@ import (
 //
 // A run makes progress when a goroutine starts, exits, or blocks and is
 // woken (by another goroutine or by a timer, which is how the clock's
-// advances count): that is what a program that does its work does, however
-// many steps the work takes. A livelock is the absence of progress while
-// goroutines keep running and yielding or polling: sched.Yield and
-// runtime.Gosched, a TryLock that fails or a select that takes its default
-// case (the shims tell those with G.Polled). Those are the futile points
-// (Run.spins): goroutines that make them spin, waiting for each other.
+// advances count), or takes a spin lock it spun for (a CompareAndSwap that
+// swaps after one whose shim told it failed, spin.go): that is what a
+// program that does its work does, however many steps the work takes. A
+// goroutine that blocks makes progress too, for the livelock window: it
+// stopped running, as the workers of a pool do once each got through a
+// contended spin lock, however many points the others spun meanwhile (a
+// random walk gives the lock's holder about one point in n, so n workers
+// take of the order of n² points to get through). A goroutine blocks at
+// most once more than it is woken, so blocking cannot hide a livelock: it
+// delays the report by a window per goroutine at most. At the step bound a
+// block counts as a timer's wake does, not as work: a goroutine that a
+// timer woke and that blocks again is a ticker's loop, beside which
+// goroutines that spin are still a livelock. A livelock is the absence of
+// progress while goroutines keep running and yielding or polling:
+// sched.Yield and runtime.Gosched, a TryLock that fails or a select that
+// takes its default case (the shims tell those with G.Polled). Those are
+// the futile points (Run.spins): goroutines that make them spin, waiting
+// for each other.
 //
 // A run is a livelock when, for a window of scheduling points (a
 // hundredth of the step bound, at least livelockWindow, and
@@ -44,8 +56,8 @@ import (
 
 // progressState is what the livelock and left-behind oracles keep.
 type progressState struct {
-	progressAt int        // r.steps at the last progress event
-	workAt     int        // r.steps at the last progress event that was not a timer's (a timer woke or started a goroutine)
+	progressAt int        // r.steps at the last progress event, a goroutine blocking included
+	workAt     int        // r.steps at the last progress event that was neither a timer's (a timer woke or started a goroutine) nor a goroutine blocking
 	spins      int        // futile points since then: a Yield (G.Yield), a poll that found nothing (G.Polled, counted at the next point)
 	checkAt    int        // the step at which Point next checks the bounds
 	epoch      uint32     // progress events so far but timers': a goroutine's spin locations belong to one
@@ -109,6 +121,14 @@ func (r *Run) progressed() {
 		r.workAt = r.steps
 		r.epoch++
 	}
+}
+
+// blocked notes that a goroutine blocked: progress for the livelock window
+// (progressAt), not work (workAt).
+//
+//go:norace
+func (r *Run) blocked() {
+	r.progressAt, r.spins = r.steps, 0
 }
 
 // leftBehind notes, when the body has returned, that the goroutines left

@@ -135,6 +135,7 @@ func (g *G) block(op Op, o *Obj) {
 		runtime.Goexit()
 	}
 	r.progress++
+	r.blocked() // progress for the livelock window (livelock.go)
 	g.state = gBlocked
 	g.op, g.obj = op, o
 	if r.tr != nil {

@@ -17,13 +17,23 @@ import (
 // next scheduling point, its outcome known by then:
 //
 //   - idle: it polled and found nothing: a select that took its default
-//     case, a TryLock or TryRLock that failed (the shims call G.Polled),
-//     runtime.Gosched (Yield), a Sleep of no time, an atomic load or a Len
-//     of the object its previous such operation read;
+//     case, a TryLock or TryRLock that failed, a CompareAndSwap that
+//     failed (the shims call G.Polled; a CompareAndSwap whose shim does
+//     not is work), runtime.Gosched (Yield), a Sleep of no time, an atomic
+//     load or a Len of the object its previous such operation read;
 //   - read: an atomic load or a Len of another object, which changes
 //     nothing but may be work (reading a table of counters);
 //   - work: anything else (a lock taken, a value sent or received, a
-//     store, a goroutine started, a select or a Sleep that blocked).
+//     store, a goroutine started, a select or a Sleep that blocked, a
+//     CompareAndSwap that swapped).
+//
+// A CompareAndSwap that swaps after the goroutine's last one failed, with
+// no work in between, ends a spin: a spin lock taken, a lock-free update
+// that got through. That is progress for the livelock oracle (livelock.go),
+// as a Lock that blocked and was woken is: goroutines that take turns at a
+// spin lock, backing off with runtime.Gosched, are not a livelock however
+// long they take. (A failed CompareAndSwap is not futile for that oracle,
+// as a Yield is: a loop of them that never yields busy-waits on memory.)
 //
 // While nothing but polling happens, time passes. Once a stretch of
 // scheduling points with no work in it is spinMin long, or as long as there
@@ -63,6 +73,7 @@ const (
 	pollIdle        // it polled and found nothing
 	pollMaybe       // a select, a TryLock or a Sleep: idle if the shim calls Polled, else work
 	pollRead        // an atomic load or a Len: idle if it repeats the goroutine's previous one
+	pollSwap        // a CompareAndSwap: idle if the shim calls Polled (it failed), else work
 )
 
 // pollOps is the class of each operation as it is announced at a
@@ -75,6 +86,8 @@ var pollOps = [256]uint8{
 	OpSleep:      pollMaybe,
 	OpAtomicLoad: pollRead,
 	OpLen:        pollRead,
+
+	OpAtomicCompareAndSwap: pollSwap,
 }
 
 var keySpin = entropy.KeyOf("sched.clock.spin")
@@ -95,14 +108,20 @@ type spinG struct {
 	idle      bool   // its last operation was idle
 	readEpoch uint32 // spinEpoch+1 when read is of this run of stretches
 	read      *Obj   // the object of its last atomic load or Len
+	failed    bool   // a CompareAndSwap of its failed, and it did no work since
 }
 
 // Polled tells the run that g's operation since its scheduling point found
 // nothing to do and changed nothing: a select that took its default case,
-// a TryLock that failed.
+// a TryLock or a CompareAndSwap that failed.
 //
 //go:norace
-func (g *G) Polled() { g.poll = pollIdle }
+func (g *G) Polled() {
+	if g.poll == pollSwap {
+		g.run.spinOf(g).failed = true
+	}
+	g.poll = pollIdle
+}
 
 // spinPoint classifies g's previous operation, now done, and the one it
 // announces (op on o), and advances the clock when the stretch says so.
@@ -113,14 +132,19 @@ func (r *Run) spinPoint(g *G, op Op, o *Obj) {
 	switch g.poll {
 	case pollIdle:
 		r.spinIdle(g)
-	case pollWork, pollMaybe: // a select or TryLock that did not poll: it found what it wanted, or blocked
+	case pollWork, pollMaybe, pollSwap: // a select, TryLock or CompareAndSwap that did not poll: it found what it wanted, or blocked
 		r.spinPoints = 0
-		r.spinOf(g).idle = false
+		s := r.spinOf(g)
+		if s.failed && g.poll == pollSwap { // a CompareAndSwap that swapped ends a spin
+			r.progressed()
+		}
+		s.idle, s.failed = false, false
 	}
 	c := pollOps[op]
 	switch c {
 	case pollWork:
 		r.spinPoints = 0
+		r.spinOf(g).failed = false // it works: its next CompareAndSwap ends no spin
 	case pollRead:
 		s := r.spinOf(g)
 		if o != nil && s.read == o && s.readEpoch == r.spinEpoch+1 {
