@@ -261,6 +261,7 @@ func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native
 	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return set[path] }}
 	r := &rewritten{files: map[string][]byte{}, changed: map[string]bool{}, errs: map[string][]error{}}
 	done := map[string]bool{}
+	after := map[string]Place{} // by file: the place of the file that follows it, less its own
 	for _, p := range pkgs {
 		of := testOf(p.ID)
 		if of != "" && !tested[of] {
@@ -279,9 +280,14 @@ func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native
 		if len(p.Errors) > 0 || p.TypesInfo == nil {
 			continue
 		}
+		var place Place
 		for i, f := range p.Syntax {
 			name := p.Fset.File(f.Pos()).Name()
-			if done[name] || i >= len(p.CompiledGoFiles) || !strings.HasSuffix(name, ".go") {
+			if done[name] {
+				place = place.plus(after[name]) // a file of the package that its test variant has too
+				continue
+			}
+			if i >= len(p.CompiledGoFiles) || !strings.HasSuffix(name, ".go") {
 				continue
 			}
 			done[name] = true
@@ -290,10 +296,14 @@ func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native
 				r.errs[path] = append(r.errs[path], err)
 				continue
 			}
-			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, withVersion(cfg, p))
+			fcfg := withVersion(cfg, p)
+			fcfg.Place = place
+			out, ferrs := File(p.Fset, f, p.TypesInfo, name, src, fcfg)
 			for _, e := range ferrs {
 				r.errs[path] = append(r.errs[path], e)
 			}
+			after[name] = Place{}.after(f, out)
+			place = place.plus(after[name])
 			if out != nil {
 				r.files[name] = out
 				r.changed[path] = true

@@ -5,6 +5,9 @@
 // timers, package context's cancelable contexts, runtime.Gosched and the
 // global functions of math/rand. Types are kept, except those of sync and
 // sync/atomic, which become their sched counterparts (same method sets).
+// The names of functions the program reads at run time (runtime.Func's
+// Name, runtime.Frame's Function) are those of the original program
+// (funcnames.go).
 //
 // The rewrite edits the file's text in place, so comments and layout stay,
 // and marks every edit with a /*line*/ directive: positions in the
@@ -66,6 +69,7 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		gotos:      map[string]bool{},
 		called:     map[*ast.SelectorExpr]bool{},
 		named:      map[string]string{},
+		assigned:   map[ast.Expr]bool{},
 	}
 	r.collect()
 	for _, w := range r.wrapFuncs { // first: the edits inside a body build on them
@@ -81,8 +85,15 @@ func File(fset *token.FileSet, f *ast.File, info *types.Info, name string, src [
 		sort.Slice(r.errs, func(i, j int) bool { return r.errs[i].Pos.Offset < r.errs[j].Pos.Offset })
 		return nil, r.errs
 	}
-	if len(r.edits) == 0 {
+	if len(r.edits) == 0 && r.cfg.Place.Globals == r.cfg.Place.GlobalsOut {
 		return nil, nil
+	}
+	table := r.funcNames([]byte(r.render(0, len(src))))
+	if len(r.edits) == 0 && len(table) == 0 {
+		return nil, nil // the closures of earlier files moved, not this file's
+	}
+	if len(table) > 0 {
+		r.insert(f.FileEnd, r.funcNamesDecl(table))
 	}
 	r.imports()
 	if len(r.named) > 0 {
@@ -114,6 +125,7 @@ type fileRewriter struct {
 	gotos      map[string]bool               // labels a goto names
 	called     map[*ast.SelectorExpr]bool    // selectors that are called
 	named      map[string]string             // packages the rewritten file imports under names of its own, by path
+	assigned   map[ast.Expr]bool             // operands of assignments and of &, which stay variables
 	ntmp       int
 	errs       []*Error
 }
@@ -137,6 +149,20 @@ func (r *fileRewriter) collect() {
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
 				r.noteCommaOK(n.Rhs[0], n.Lhs[1])
+			}
+			for _, l := range n.Lhs {
+				r.assigned[ast.Unparen(l)] = true
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				r.assigned[ast.Unparen(n.Key)] = true
+				if n.Value != nil {
+					r.assigned[ast.Unparen(n.Value)] = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				r.assigned[ast.Unparen(n.X)] = true
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
@@ -404,11 +430,17 @@ func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 		}
 	}
 	sel := r.info.Selections[s]
+	if sel != nil && sel.Kind() == types.FieldVal && isFrameFunction(sel.Obj()) && !r.assigned[s] {
+		r.replace(s.Pos(), s.End(), r.use(NativePath)+".Function("+r.text(s)+")")
+		return
+	}
 	if sel == nil || sel.Kind() == types.FieldVal {
 		return
 	}
 	var call func(recv string, args []string) string // the call the rewrite makes of the method
-	if shim := timerMethod(sel.Obj()); shim != "" {
+	if isFuncName(sel.Obj()) {
+		call = func(recv string, _ []string) string { return r.use(NativePath) + ".FuncName(" + recv + ")" }
+	} else if shim := timerMethod(sel.Obj()); shim != "" {
 		call = func(recv string, args []string) string {
 			return r.use(NativePath) + "." + shim + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
 		}

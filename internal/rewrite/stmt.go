@@ -40,7 +40,8 @@ func timerMethod(obj types.Object) string {
 	return ""
 }
 
-// call rewrites the builtins on channels and the methods of timers.
+// call rewrites the builtins on channels, the methods of timers and
+// runtime.Func's Name.
 func (r *fileRewriter) call(c *ast.CallExpr) {
 	fun := ast.Unparen(c.Fun)
 	if id, ok := fun.(*ast.Ident); ok {
@@ -85,6 +86,10 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		}
 		r.replace(s.X.Pos(), s.X.End(), r.use(NativePath)+".Reflected("+recv+", "+
 			strconv.Quote(s.Sel.Name)+", "+strconv.Quote(r.place(c.Pos()))+")")
+		return
+	}
+	if isFuncName(sel.Obj()) {
+		r.replace(c.Pos(), c.End(), r.use(NativePath)+".FuncName("+r.recvPath("("+r.text(s.X)+")", sel)+")")
 		return
 	}
 	shim := timerMethod(sel.Obj())

@@ -32,6 +32,9 @@ type Config struct {
 	// current one. A module whose go.mod has no go directive, or that has
 	// no go.mod, is at go1.16.
 	GoVersion string
+	// Place is the file's place among its package's files, which the
+	// names of its closures count from (funcnames.go).
+	Place Place
 }
 
 // NativetestPath is the import path of the package wrapped tests call.

@@ -44,6 +44,16 @@
 // lists the goroutines itself (runtime.Stack, pprof's goroutine profile)
 // sees the tool's too.
 //
+// The rewrite adds function literals (a test's body under -wrap becomes
+// one, so do some go statements), which renames the closures after them:
+// TestX.func3 would be TestX.func1.3. runtime.Func's Name and
+// runtime.Frame's Function become FuncName and Function, which give the
+// names of the program as written (each rewritten file registers its
+// renamed closures with FuncNames), inside a run and outside one. Names
+// that code not rewritten reads, and those the runtime prints itself (a
+// panic's stack trace, Stack), are the rewritten ones; so are those of the
+// copies of closures that inlining makes (F.G.func1).
+//
 // # Not covered
 //
 // A range over a map (Map) inside a run goes in an order drawn from the
