@@ -30,7 +30,10 @@ type endState struct {
 
 	ended     atomic.Int32 // finish (endedByRun) or the watchdog (endedByWatchdog) claimed the end
 	abandoned atomic.Bool  // the watchdog gave up on the running goroutine
-	closed    atomic.Bool  // the run is over; its objects may be rebound
+	closed    atomic.Bool  // the run is over; its objects may be rebound (markClosed)
+	overMu    sync.Mutex   // guards over and overRan
+	over      []func()     // to run once the run is over (Obj.WhenRunOver)
+	overRan   bool
 	external  atomic.Pointer[Failure]
 	done      chan struct{}
 	ack       chan *G // teardown: each goroutine says it is done

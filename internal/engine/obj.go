@@ -103,6 +103,43 @@ func (o *Obj) CheckNative(op Op) {
 //go:norace
 func (o *Obj) bound() bool { return o.run != nil }
 
+// WhenRunOver runs f once o's run is over: at once when it is (or o has
+// no run), else in a goroutine of its own when the run closes. It is for
+// shims that a goroutine no run manages calls while the run may be in
+// progress, where acting on the run at a moment of real time would make
+// the run depend on it (a standard context's AfterFunc, which cancels a
+// child of the run's from a goroutine of its own).
+//
+//go:norace
+func (o *Obj) WhenRunOver(f func()) {
+	r := o.run
+	if r == nil {
+		f()
+		return
+	}
+	r.overMu.Lock()
+	if !r.overRan {
+		r.over = append(r.over, f)
+		r.overMu.Unlock()
+		return
+	}
+	r.overMu.Unlock()
+	f()
+}
+
+// markClosed says that the run is over, and starts what waited for that
+// (Obj.WhenRunOver).
+func (r *Run) markClosed() {
+	r.closed.Store(true)
+	r.overMu.Lock()
+	over := r.over
+	r.over, r.overRan = nil, true
+	r.overMu.Unlock()
+	for _, f := range over {
+		go f()
+	}
+}
+
 //go:norace
 func (o *Obj) checkNative(op Op) {
 	r := o.run

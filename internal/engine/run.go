@@ -226,7 +226,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		if r.failure == nil {
 			r.failure = r.external.Load()
 		}
-		r.closed.Store(true)
+		r.markClosed()
 		if !rescued {
 			removeActive(r)
 		}

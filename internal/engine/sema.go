@@ -27,7 +27,7 @@ func (r *Run) awaitEnd() {
 		// only once it has left (at its next scheduling point, which sees
 		// the run abandoned). Until then the run stays findable, so that
 		// goroutine is still recognized as managed.
-		r.closed.Store(true)
+		r.markClosed()
 		go func() {
 			<-r.gone
 			r.teardown()
@@ -42,7 +42,7 @@ func (r *Run) awaitEnd() {
 	if r.failure == nil {
 		r.failure = r.external.Load()
 	}
-	r.closed.Store(true)
+	r.markClosed()
 	removeActive(r)
 }
 

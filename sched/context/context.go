@@ -22,9 +22,9 @@
 // outside is adopted, as package sched/native adopts channels, and a close
 // the run did not see is reported if the run stalls. A parent made by the
 // standard package (the enclosing test's context, say) cancels the child
-// from the goroutine its context.AfterFunc starts: after the run, that
-// cancels it; during the run, that goroutine is one no run manages, and its
-// cancel is a misuse, as any cancel from such a goroutine is.
+// through context.AfterFunc, whose function runs in a goroutine no run
+// manages, at a moment of real time: the child is canceled once the run is
+// over (during the run it is not).
 package context
 
 import (
@@ -232,6 +232,9 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 	c := &cancelCtx{parent: parent, native: make(chan struct{})}
 	c.done = doneOps.New()
 	c.obj.Bind(g, engine.KindContext)
+	// The run's channel stands for c's native Done channel, also for a
+	// context of another type that returns it as its own Done (runDone).
+	g.SetShadow(*(*unsafe.Pointer)(unsafe.Pointer(&c.native)), c.native, c.done)
 	c.deadline, c.hasDL = parent.Deadline()
 	if p := ours(parent); p != nil {
 		if p.err != nil {
@@ -271,18 +274,28 @@ func (c *cancelCtx) follow(g *engine.G, parent Context) {
 		return
 	default:
 	}
-	canceled := func() { c.cancelFrom(engine.Current(), parentErr(parent), Cause(parent)) }
 	if fromStandard(parent, done) {
-		c.stop, c.stopNative = context.AfterFunc(parent, canceled), true
+		// The standard package calls this from a goroutine of its own: if
+		// the parent is canceled while the run is in progress, when that
+		// goroutine runs is real time's choice, so c is canceled once the
+		// run is over (during the run it stays as the run found it).
+		c.stop, c.stopNative = context.AfterFunc(parent, func() {
+			c.obj.WhenRunOver(func() { c.cancelAfterRun(parentErr(parent), Cause(parent)) })
+		}), true
 	} else if a, ok := parent.(afterFuncer); ok {
-		c.stop = a.AfterFunc(canceled)
+		// Canceled by its parent, c does not stop following it: as in Go,
+		// only a cancel of c itself calls the parent's stop.
+		c.stop = a.AfterFunc(func() {
+			c.takeStop()
+			c.cancelFrom(engine.Current(), parentErr(parent), Cause(parent))
+		})
 	} else {
 		pdone := runDone(g, done)
 		g.Go(func() { c.watch(parent, pdone) })
 		return
 	}
-	if c.err != nil { // parent's AfterFunc canceled c before it returned
-		c.stopFollowing(g, nil)
+	if c.err != nil { // the parent's AfterFunc canceled c before it returned: nothing to stop
+		c.takeStop()
 	}
 }
 

@@ -291,3 +291,97 @@ func TestForeignParentClosedUnseen(t *testing.T) {
 		t.Errorf("report lacks the adopted channel:\n%s", f)
 	}
 }
+
+// syncAfterFuncCtx runs its functions in its cancel, in order, and counts
+// every call of a stop function it returned.
+type syncAfterFuncCtx struct {
+	foreignCtx
+	funcs     []func()
+	stopCalls int
+}
+
+func (a *syncAfterFuncCtx) AfterFunc(f func()) func() bool {
+	a.funcs = append(a.funcs, f)
+	return func() bool { a.stopCalls++; return false }
+}
+
+func (a *syncAfterFuncCtx) cancel() {
+	a.foreignCtx.cancel()
+	for _, f := range a.funcs {
+		f()
+	}
+}
+
+// A child that its parent cancels does not call the parent's stop: in Go
+// only a cancel of the child itself does (a parent that runs its functions
+// as it ranges over them, and whose stop removes one, would skip a
+// sibling, or deadlock on its own lock).
+func TestParentCancelDoesNotStopFollowing(t *testing.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
+		parent := &syncAfterFuncCtx{foreignCtx: *newForeign()}
+		a, cancelA := context.WithCancel(parent)
+		defer cancelA()
+		b, cancelB := context.WithCancel(parent)
+		defer cancelB()
+		sched.Go(parent.cancel)
+		context.Done(a).Recv()
+		context.Done(b).Recv()
+		if parent.stopCalls != 0 {
+			t.Errorf("the parent's cancel made its children call its stop %d times, want 0", parent.stopCalls)
+		}
+		checkFollowed(t, "first child", a)
+		checkFollowed(t, "second child", b)
+	})
+}
+
+// A standard parent canceled during the run, by a managed goroutine, is a
+// moment of real time to the run (the standard package's AfterFunc runs
+// in a goroutine of its own): the child is canceled once the run is over,
+// the same way for every execution of the seed.
+func TestStandardParentCanceledDuringRun(t *testing.T) {
+	for range 20 {
+		parent, cancelParent := stdcontext.WithCancel(stdcontext.Background())
+		var child context.Context
+		run(t, schedtest.Options{}, func(t *schedtest.T) {
+			var cancel context.CancelFunc
+			child, cancel = context.WithCancel(parent)
+			_ = cancel // never called
+			sched.Go(cancelParent)
+			for range 50 {
+				vtime.Sleep(time.Millisecond)
+			}
+			if child.Err() != nil {
+				t.Errorf("the child was canceled during the run: %v", child.Err())
+			}
+		})
+		select {
+		case <-child.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("child not canceled after the run, though its standard parent was during it")
+		}
+		if child.Err() != context.Canceled {
+			t.Fatalf("Err %v, want Canceled", child.Err())
+		}
+	}
+}
+
+// wrapper is a context of another type whose Done is a context of this
+// package's, and that hides it from Value.
+type wrapper struct{ context.Context }
+
+func (wrapper) Value(any) any { return nil }
+
+// A child of such a wrapper waits on the run's channel of the wrapped
+// context: its cancel wakes the child.
+func TestForeignWrapperOfOurs(t *testing.T) {
+	explore(t, 20, schedtest.Options{}, func(t *schedtest.T) {
+		inner, cancelInner := context.WithCancel(context.Background())
+		child, cancel := context.WithCancel(wrapper{inner})
+		defer cancel()
+		sched.Go(cancelInner)
+		context.Done(child).Recv()
+		if child.Err() != context.Canceled {
+			t.Errorf("child of a wrapper: Err = %v, want the wrapped context's Canceled", child.Err())
+		}
+	})
+}
