@@ -2,10 +2,12 @@ package schedtest_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/vtime"
 )
@@ -72,5 +74,30 @@ func TestClockStartsAfterInit(t *testing.T) {
 	}
 	if strings.Contains(out, "before the real time") || strings.Contains(out, "has not passed") {
 		t.Errorf("the failing child saw time run backwards:\n%s", out)
+	}
+}
+
+// TestReplayKeepsGivenStart: a trace of a run whose Options gave its
+// start replays at that start, though this process has read a later real
+// time since; only a default or moved start moves.
+func TestReplayKeepsGivenStart(t *testing.T) {
+	t.Cleanup(engine.ForgetRealReadings)
+	given := time.Date(2020, time.January, 2, 3, 4, 5, 6, time.UTC)
+	var started time.Time
+	body := func(t *schedtest.T) { started = vtime.Now() }
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Start: given, Record: true}, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "given.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	engine.NoteRealReading(time.Now()) // a real reading outside a run, as a package's init makes
+	if _, err := schedtest.Replay(path, body); err != nil {
+		t.Fatal(err)
+	}
+	if !started.Equal(given) {
+		t.Errorf("the replay's clock started at %v, want the start the run was given, %v", started, given)
 	}
 }

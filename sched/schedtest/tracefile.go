@@ -225,6 +225,11 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	}
 	if !o.Start.IsZero() {
 		h.Options = append(h.Options, "start="+o.Start.Format(time.RFC3339Nano))
+		if o.startMoved {
+			// After a real reading (engine.ClockStart): a replay moves it
+			// past its own process's readings the same way.
+			h.Options = append(h.Options, "start.moved=1")
+		}
 		if loc := o.Start.Location(); loc != time.UTC {
 			// RFC 3339 keeps the offset, not the zone's name, which
 			// vtime.Now().String() shows.
@@ -295,7 +300,8 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 	}
 	s := plan{Schedule: sc}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
-	zone := ""
+	o.startMoved = false
+	zone, moved := "", false
 	for _, opt := range h.Options {
 		// The value is after the last "=": a fault's name may hold one.
 		k, v := opt, ""
@@ -314,6 +320,8 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 			o.Start, err = time.Parse(time.RFC3339Nano, v)
 		case k == "start.zone":
 			zone = v
+		case k == "start.moved":
+			moved = v == "1"
 		case k == "clock.late":
 			o.ClockFaults.LateProbability, o.ClockFaults.MaxLate, err = probAndBound(v)
 		case k == "clock.busy":
@@ -328,7 +336,13 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 	if zone != "" && !o.Start.IsZero() {
 		o.Start = inZone(o.Start, zone)
 	}
-	return o.startAfterReadings(), s, nil
+	if o.Start.IsZero() || moved {
+		// A default start, or one moved past the recording process's real
+		// readings, moves past this process's; a start the recording was
+		// given is kept.
+		o = o.startAfterReadings()
+	}
+	return o, s, nil
 }
 
 // inZone is t in the time zone named name, which has t's offset at t: the
