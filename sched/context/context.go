@@ -233,8 +233,11 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 	c.done = doneOps.New()
 	c.obj.Bind(g, engine.KindContext)
 	// The run's channel stands for c's native Done channel, also for a
-	// context of another type that returns it as its own Done (runDone).
-	g.SetShadow(*(*unsafe.Pointer)(unsafe.Pointer(&c.native)), c.native, c.done)
+	// context of another type that returns it as its own Done (runDone);
+	// as the receive-only channel Done returns, which the run does not
+	// check for closes it did not see (c's cancel closes it natively).
+	var done <-chan struct{} = c.native
+	g.SetShadow(*(*unsafe.Pointer)(unsafe.Pointer(&c.native)), done, c.done)
 	c.deadline, c.hasDL = parent.Deadline()
 	if p := ours(parent); p != nil {
 		if p.err != nil {
