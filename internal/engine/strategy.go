@@ -32,7 +32,8 @@ const (
 	// operation has a random priority and the highest runs; when an
 	// operation runs, the goroutine's next one and every pending operation
 	// on the same object get fresh priorities. Unlike a random walk it
-	// samples orders of dependent operations nearly uniformly.
+	// samples orders of dependent operations nearly uniformly. A goroutine
+	// that yields goes below every other, as under PCT.
 	POS
 )
 
@@ -116,6 +117,14 @@ func (r *Run) demote(g *G) {
 //go:norace
 func (r *Run) pick(cur *G, yield bool) *G {
 	if r.cfg.Strategy == POS {
+		if cur != nil && yield {
+			// A yield lets the others run, as Gosched does in Go: without
+			// this, goroutines that spin (a CompareAndSwap, then Gosched)
+			// redraw their priorities above a lower one's forever, and a
+			// runnable goroutine they wait for (a sleeper holding their
+			// lock) never runs.
+			r.demote(cur)
+		}
 		return r.transcribe(cur, r.pickPOS())
 	}
 	if r.cfg.Strategy != PCT {

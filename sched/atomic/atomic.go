@@ -22,6 +22,19 @@ func point(o *engine.Obj, op engine.Op) {
 	}
 }
 
+// polled is a CompareAndSwap's result, told to the run when it failed: a
+// failed swap changed nothing, so goroutines that spin on one (a spin
+// lock whose holder sleeps) poll, and time passes while they do
+// (engine.G.Polled); the swap that succeeds after it is progress.
+func polled(swapped bool) bool {
+	if !swapped {
+		if g := engine.Current(); g != nil {
+			g.Polled()
+		}
+	}
+	return swapped
+}
+
 //go:norace
 func touch(g *engine.G, o *engine.Obj, op engine.Op) {
 	o.Bind(g, engine.KindAtomic)
@@ -39,7 +52,7 @@ func (x *Bool) Store(val bool)           { point(&x.obj, engine.OpAtomicStore); 
 func (x *Bool) Swap(new bool) (old bool) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Bool) CompareAndSwap(old, new bool) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Int32 is an atomic int32.
@@ -59,7 +72,7 @@ func (x *Int32) And(mask int32) (old int32) { point(&x.obj, engine.OpAtomicAnd);
 func (x *Int32) Or(mask int32) (old int32)  { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Int32) CompareAndSwap(old, new int32) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Int64 is an atomic int64.
@@ -79,7 +92,7 @@ func (x *Int64) And(mask int64) (old int64) { point(&x.obj, engine.OpAtomicAnd);
 func (x *Int64) Or(mask int64) (old int64)  { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Int64) CompareAndSwap(old, new int64) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Uint32 is an atomic uint32.
@@ -105,7 +118,7 @@ func (x *Uint32) And(mask uint32) (old uint32) {
 func (x *Uint32) Or(mask uint32) (old uint32) { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Uint32) CompareAndSwap(old, new uint32) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Uint64 is an atomic uint64.
@@ -131,7 +144,7 @@ func (x *Uint64) And(mask uint64) (old uint64) {
 func (x *Uint64) Or(mask uint64) (old uint64) { point(&x.obj, engine.OpAtomicOr); return x.v.Or(mask) }
 func (x *Uint64) CompareAndSwap(old, new uint64) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Uintptr is an atomic uintptr.
@@ -160,7 +173,7 @@ func (x *Uintptr) Or(mask uintptr) (old uintptr) {
 }
 func (x *Uintptr) CompareAndSwap(old, new uintptr) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Pointer is an atomic pointer of type *T.
@@ -174,7 +187,7 @@ func (x *Pointer[T]) Store(val *T)         { point(&x.obj, engine.OpAtomicStore)
 func (x *Pointer[T]) Swap(new *T) (old *T) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Pointer[T]) CompareAndSwap(old, new *T) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }
 
 // Value provides an atomic load and store of a consistently typed value,
@@ -189,5 +202,5 @@ func (x *Value) Store(val any)          { point(&x.obj, engine.OpAtomicStore); x
 func (x *Value) Swap(new any) (old any) { point(&x.obj, engine.OpAtomicSwap); return x.v.Swap(new) }
 func (x *Value) CompareAndSwap(old, new any) (swapped bool) {
 	point(&x.obj, engine.OpAtomicCompareAndSwap)
-	return x.v.CompareAndSwap(old, new)
+	return polled(x.v.CompareAndSwap(old, new))
 }

@@ -74,37 +74,37 @@ func AndUintptr(addr *uintptr, mask uintptr) (old uintptr) {
 // CompareAndSwapInt32 is atomic.CompareAndSwapInt32.
 func CompareAndSwapInt32(addr *int32, old, new int32) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapInt32(addr, old, new)
+	return polled(atomic.CompareAndSwapInt32(addr, old, new))
 }
 
 // CompareAndSwapInt64 is atomic.CompareAndSwapInt64.
 func CompareAndSwapInt64(addr *int64, old, new int64) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapInt64(addr, old, new)
+	return polled(atomic.CompareAndSwapInt64(addr, old, new))
 }
 
 // CompareAndSwapPointer is atomic.CompareAndSwapPointer.
 func CompareAndSwapPointer(addr *unsafe.Pointer, old, new unsafe.Pointer) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapPointer(addr, old, new)
+	return polled(atomic.CompareAndSwapPointer(addr, old, new))
 }
 
 // CompareAndSwapUint32 is atomic.CompareAndSwapUint32.
 func CompareAndSwapUint32(addr *uint32, old, new uint32) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapUint32(addr, old, new)
+	return polled(atomic.CompareAndSwapUint32(addr, old, new))
 }
 
 // CompareAndSwapUint64 is atomic.CompareAndSwapUint64.
 func CompareAndSwapUint64(addr *uint64, old, new uint64) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapUint64(addr, old, new)
+	return polled(atomic.CompareAndSwapUint64(addr, old, new))
 }
 
 // CompareAndSwapUintptr is atomic.CompareAndSwapUintptr.
 func CompareAndSwapUintptr(addr *uintptr, old, new uintptr) (swapped bool) {
 	pointFunc(engine.OpAtomicCompareAndSwap)
-	return atomic.CompareAndSwapUintptr(addr, old, new)
+	return polled(atomic.CompareAndSwapUintptr(addr, old, new))
 }
 
 // LoadInt32 is atomic.LoadInt32.
