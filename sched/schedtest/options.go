@@ -80,9 +80,9 @@ type Options struct {
 	// for the livelock window before it, else as StepBound. It is the last
 	// resort: a run fails as a livelock as soon as its goroutines keep
 	// running and yielding or polling (sched.Yield, runtime.Gosched, a
-	// TryLock that fails, a select that takes its default case) for the
-	// window without progress (no goroutine blocked and was woken, started
-	// or exited). The window is a hundredth of MaxSteps, at least 100000
+	// TryLock or CompareAndSwap that fails, a select that takes its default
+	// case) for the window without progress (no goroutine blocked, was
+	// woken, started or exited, or took a spin lock). The window is a hundredth of MaxSteps, at least 100000
 	// and 1000 per live goroutine. Default 2000000.
 	MaxSteps int
 	// IgnoreTopFunction and IgnoreAnyFunction name goroutines that the leak

@@ -83,9 +83,10 @@ func (r *Result) WriteTrace(path string) error {
 //     code show this way.
 //
 //   - Livelock: goroutines kept running, yielding or polling (sched.Yield,
-//     runtime.Gosched, a TryLock that fails, a select that takes its
-//     default case), and none made progress (blocked and was woken,
-//     started or exited) for the livelock window (see Options.MaxSteps);
+//     runtime.Gosched, a TryLock or CompareAndSwap that fails, a select
+//     that takes its default case), and none made progress (blocked, was
+//     woken, started or exited, or swapped after a failed swap: a spin lock
+//     taken) for the livelock window (see Options.MaxSteps);
 //     or the run reached the step bound after making no progress for the
 //     window. The report shows where each goroutine spun. A run that does
 //     a lot of work makes progress and goes on.
