@@ -28,12 +28,51 @@ import (
 // randKey is the entropy key of the draws.
 var randKey = entropy.KeyOf("math/rand")
 
-// runSource draws from a run's entropy source.
-type runSource struct{ src *entropy.Source }
+// runSource draws from a run's entropy source, for one use (one call of
+// a global function).
+//
+// A replay whose recording has run out of draws for a key gets 0 for each
+// (entropy's fallback): the shrinker's candidates cut recordings short. A
+// rejection loop then never ends: math/rand's Shuffle and Intn, and
+// math/rand/v2's IntN, retry while the value is below a threshold that 0
+// always is, and each retry was recorded (bigcache's TestAppendRandomly
+// grew a run's recording to 23 GB while its leak was shrunk). So after
+// zeroRun zeros in a row, which real entropy gives with probability
+// 2^-(64*zeroRun), this use's values are a fixed function of how many it
+// drew since: as deterministic as the zeros, and any rejection loop ends.
+type runSource struct {
+	src   *entropy.Source
+	zeros int // in a row; from zeroRun on, values are mixed
+}
 
-func (s runSource) Uint64() uint64 { return s.src.At(randKey).Uint64() }
-func (s runSource) Int63() int64   { return int64(s.Uint64() >> 1) }
-func (s runSource) Seed(int64)     {} // a run's draws come from its entropy
+// zeroRun is how many zeros in a row a use of math/rand takes as a
+// recording that ran out.
+const zeroRun = 8
+
+func (s *runSource) Uint64() uint64 {
+	v := s.src.At(randKey).Uint64()
+	if v != 0 {
+		s.zeros = 0
+		return v
+	}
+	s.zeros++
+	if s.zeros < zeroRun {
+		return 0
+	}
+	return mix(uint64(s.zeros))
+}
+
+func (s *runSource) Int63() int64 { return int64(s.Uint64() >> 1) }
+func (s *runSource) Seed(int64)   {} // a run's draws come from its entropy
+
+// mix is splitmix64's output function: distinct inputs give values spread
+// over the whole range.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
 
 // globalSource is the global functions' generator.
 type globalSource struct{}
@@ -46,7 +85,7 @@ func (globalSource) Seed(seed int64) { rand.Seed(seed) } //nolint:staticcheck //
 // entropy, or outside a run the global functions.
 func source() rand.Source64 {
 	if g := engine.Current(); g != nil {
-		return runSource{g.Source()}
+		return &runSource{src: g.Source()}
 	}
 	return globalSource{}
 }

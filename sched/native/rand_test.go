@@ -1,8 +1,11 @@
 package native_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/sched/schedtest"
@@ -37,4 +40,41 @@ func TestRandShared(t *testing.T) {
 			native.Recv(done)
 		}
 	})
+}
+
+// TestRandOnExhaustedRecording: a replay whose recording has no draws left
+// for math/rand (a shrink candidate cut short) gets zeros, on which the
+// rejection loops of Shuffle, Intn and v2's IntN never ended, recording
+// every retry (bigcache's TestAppendRandomly reached 23 GB). They end, and
+// the same recording gives the same values.
+func TestRandOnExhaustedRecording(t *testing.T) {
+	draw := func() []int {
+		var got []int
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err := schedtest.Run(schedtest.Options{Recording: &entropy.Recording{}}, func(t *schedtest.T) {
+				keys := make([]int, 5000)
+				for i := range keys {
+					keys[i] = i
+				}
+				native.Rand().Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+				got = append(got, keys[:10]...)
+				got = append(got, native.Rand().Intn(5000), native.RandV2().IntN(5000), native.RandN(5000))
+			})
+			if err != nil || res.Failure != nil {
+				t.Errorf("run: %v %v", err, res.Failure)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("math/rand's rejection loops did not end on a recording with no draws left")
+		}
+		return got
+	}
+	first, second := draw(), draw()
+	if !slices.Equal(first, second) {
+		t.Errorf("the same recording gave %v, then %v", first, second)
+	}
 }
