@@ -77,8 +77,10 @@ import (
 func TestCount(t *testing.T) {
 	start := runtime.NumGoroutine()
 	t.Logf("start=%d", start)
-	if want := os.Getenv("WANT_START"); want != "" && want != strconv.Itoa(start) {
-		t.Errorf("%d goroutines at the start, want %s as under go test", start, want)
+	// The native count may include the runtime's finalizer goroutine, which
+	// counts while it runs a finalizer: one fewer here is Go's count too.
+	if want, err := strconv.Atoi(os.Getenv("WANT_START")); err == nil && (start > want || start < want-1) {
+		t.Errorf("%d goroutines at the start, want %d as under go test (or %d, without the finalizer goroutine)", start, want, want-1)
 	}
 	release := make(chan struct{})
 	var wg sync.WaitGroup
