@@ -29,9 +29,7 @@ func Now() time.Time {
 	if g := engine.Current(); g != nil {
 		return g.Reading()
 	}
-	t := time.Now()
-	engine.NoteRealReading(t)
-	return t
+	return vtime.Now() // time.Now, the reading noted
 }
 
 // Since is time.Since: Now().Sub(t).
