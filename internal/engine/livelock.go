@@ -38,12 +38,20 @@ import (
 // scheduling points without yielding (a loop of 200,000 locked operations,
 // a loop of atomic operations) is working, as far as the scheduler can
 // tell, not spinning: only the step bound (Config.MaxSteps) stops it. The
-// step bound is the last resort; it reports a livelock when the run made
-// no progress for the window before it (or none but goroutines woken by
-// timers: spinners beside a ticker) while its goroutines spun, and a run
-// that went on too long otherwise (StepBound), whether it kept making
-// progress or worked without it. Neither depends on the wall clock: the
-// same schedule ends the same way at the same step.
+// step bound reports a livelock when the run made no progress for the
+// window before it (or none but goroutines woken by timers: spinners beside
+// a ticker) while its goroutines spun. Otherwise the run outgrew the bound
+// while doing its work (a pool test submitting 100,000 tasks, a million
+// operations on one goroutine): it is not a failure, and the exploration
+// ends there. The run goes on unexplored (pickPast): the running goroutine
+// keeps the turn until it blocks, yields, polls and finds nothing, or has
+// run pastSlice points, and the turn then passes round the runnable
+// goroutines in ID order, as a cooperative scheduler with Go's fairness
+// would run the program, drawing nothing. It is bounded by pastFactor times
+// the step bound; a run that reaches that went on too long (StepBound),
+// whether it kept making progress or worked without it. None of this
+// depends on the wall clock: the same schedule ends the same way at the
+// same step.
 //
 // After the body returns, the goroutines it left behind have a budget to
 // finish: they may exit or block for good (the leak oracle then names
@@ -69,6 +77,11 @@ type progressState struct {
 	leftMin, leftAt, leftTicks int
 	leftSince                  time.Duration
 	leftSpent                  bool // the goroutines left ran on timers past their budget
+
+	// pastAt is the step at which the run outgrew the step bound and went
+	// on unexplored, 0 while it explores; slice is how many points in a row
+	// the running goroutine has had the turn since.
+	pastAt, slice int
 }
 
 const (
@@ -96,11 +109,31 @@ const (
 	// maxSpinLocs is how many recent distinct locations a goroutine's
 	// report lists, in detail mode.
 	maxSpinLocs = 8
+	// pastFactor: a run that outgrew the step bound while working goes on
+	// unexplored until it reaches pastFactor times the bound.
+	pastFactor = 10
+	// pastSlice is how many scheduling points in a row a goroutine keeps
+	// the turn, unexplored, while others can run: Go preempts one that has
+	// run for 10 ms, some hundreds of thousands of operations; a shorter
+	// slice costs a switch per slice, and lets others run sooner.
+	pastSlice = 100
 )
 
-// DefaultMaxSteps is the step bound when Config.MaxSteps is 0: the last
-// resort that stops a run that never ends, whether or not it progresses.
+// DefaultMaxSteps is the step bound when Config.MaxSteps is 0: where the
+// exploration of a run that works for longer ends (pastFactor times it
+// stops a run that never ends).
 const DefaultMaxSteps = 2_000_000
+
+// bound is the step at which checkBounds next decides: the step bound
+// while the run explores, pastFactor times it once the run went past it.
+//
+//go:norace
+func (r *Run) bound() int {
+	if r.pastAt != 0 {
+		return r.cfg.MaxSteps * pastFactor
+	}
+	return r.cfg.MaxSteps
+}
 
 // window is the number of scheduling points without progress after which
 // a spinning run is a livelock, and after which goroutines left behind by
@@ -172,8 +205,13 @@ func (r *Run) checkBounds(g *G) {
 	quiet := r.steps - r.progressAt
 	left := r.root.state == gExited
 	switch {
-	case r.steps > r.cfg.MaxSteps:
-		g.failNow(r.stoppedAt(g, r.boundFailure(quiet, w)))
+	case r.steps > r.bound():
+		f := r.boundFailure(quiet, w)
+		if f.Kind == StepBound && r.pastAt == 0 {
+			r.pastAt, r.slice = r.steps, 0 // it works: go on, unexplored
+			break
+		}
+		g.failNow(r.stoppedAt(g, f))
 	case left && r.steps-r.leftAt >= w:
 		r.leftRunning(g, r.steps-r.leftAt)
 	case quiet >= w && r.spins*spinShare >= quiet:
@@ -182,7 +220,7 @@ func (r *Run) checkBounds(g *G) {
 		}
 		g.failNow(r.stoppedAt(g, r.livelockFailure(quiet, false)))
 	}
-	next := min(r.cfg.MaxSteps+1, r.progressAt+w)
+	next := min(r.bound()+1, r.progressAt+w)
 	if left {
 		next = min(next, r.leftAt+w)
 	}
@@ -211,20 +249,56 @@ func (r *Run) boundFailure(quiet, w int) *Failure {
 		return r.livelockFailure(stuck, true)
 	case stuck >= long:
 		return &Failure{Kind: StepBound, Place: r.placesOf("running", false), Message: fmt.Sprintf(
-			"step bound: the run reached %d scheduling points without ending, and made no progress in its last %d "+
+			"step bound: the run reached %d scheduling points without ending%s, and made no progress in its last %d "+
 				"(no goroutine blocked and was woken, started or exited) while %d goroutine(s) kept running without "+
 				"yielding or polling: a loop that computes for ever or busy-waits on memory without yielding, or more "+
 				"work than the bound (raise it with -dst.maxsteps)",
-			r.cfg.MaxSteps, stuck, len(r.runnable))}
+			r.bound(), r.pastNote(), stuck, len(r.runnable))}
 	}
 	// No place: which goroutines can run at the bound is chance, in a run
 	// that keeps blocking and waking.
 	return &Failure{Kind: StepBound, Message: fmt.Sprintf(
-		"step bound: the run reached %d scheduling points without ending, though it kept making progress "+
+		"step bound: the run reached %d scheduling points without ending%s, though it kept making progress "+
 			"(goroutines blocked and were woken, started or exited; the last time at step %d): an endless loop "+
 			"that blocks and wakes (a poller whose condition never comes, a server nobody stops), or a test that "+
 			"needs more steps: raise the bound with -dst.maxsteps",
-		r.cfg.MaxSteps, r.progressAt)}
+		r.bound(), r.pastNote(), r.progressAt)}
+}
+
+// pastNote says, in a failure at the bound, that the run went on
+// unexplored past the step bound.
+//
+//go:norace
+func (r *Run) pastNote() string {
+	if r.pastAt == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (its exploration ended at the step bound of %d, %d times less; it went on unexplored, "+
+		"each goroutine running until it blocked, yielded or polled, or for %d points)", r.cfg.MaxSteps, pastFactor, pastSlice)
+}
+
+// pickPast chooses the goroutine that runs next once the run has gone on
+// past the step bound, unexplored, drawing nothing: cur keeps the turn
+// unless it yields, its last operation polled and found nothing, or it has
+// had pastSlice points in a row; then the first runnable goroutine after
+// the one that ran, in ID order, round the set.
+//
+//go:norace
+func (r *Run) pickPast(cur *G, yield bool) *G {
+	if cur != nil && !yield && cur.poll != pollIdle && r.slice < pastSlice {
+		r.slice++
+		return cur
+	}
+	r.slice = 0
+	from := r.cur.ID
+	if cur != nil {
+		from = cur.ID
+	}
+	k := r.rank.below(from + 1)
+	if k == len(r.runnable) {
+		k = 0
+	}
+	return r.runnableAt(k)
 }
 
 // livelockFailure is the failure of a run that made no progress for quiet
@@ -237,7 +311,7 @@ func (r *Run) livelockFailure(quiet int, atBound bool) *Failure {
 	what := fmt.Sprintf("livelock: %d goroutine(s) kept running for %d scheduling points without progress", n, quiet)
 	if atBound {
 		what = fmt.Sprintf("livelock: the run reached the step bound of %d scheduling points, with no progress in the last %d, "+
-			"while %d goroutine(s) kept running", r.cfg.MaxSteps, quiet, n)
+			"while %d goroutine(s) kept running", r.bound(), quiet, n) + r.pastNote()
 	}
 	timers := ""
 	if r.progressAt > r.workAt {

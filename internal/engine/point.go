@@ -109,7 +109,9 @@ func (g *G) Point(op Op, o *Obj) {
 		return
 	}
 	if next := r.pick(g, op == OpYield); next != g {
-		r.preempts++
+		if r.pastAt == 0 {
+			r.preempts++ // not the turns taken past the step bound, which draw nothing
+		}
 		// Not a function of its own: with coroutines, a frame between
 		// here and handoff costs a mispredicted return at every switch.
 		if coroutines {

@@ -74,6 +74,9 @@ type Outcome struct {
 	// reaching a scheduling point (blocked outside the scheduler, or
 	// computing), and where: not a failure, but worth a note.
 	Stall string
+	// PastBound is the step at which the run outgrew the step bound while
+	// working and went on unexplored (livelock.go); 0 if it never did.
+	PastBound int
 }
 
 // TranscriptUID is the uid of a random walk's choices.
@@ -258,6 +261,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		Faults:      r.faults,
 		Transcript:  r.transcript,
 		Stall:       r.stallText(),
+		PastBound:   r.pastAt,
 	}
 }
 

@@ -116,6 +116,9 @@ func (r *Run) demote(g *G) {
 //
 //go:norace
 func (r *Run) pick(cur *G, yield bool) *G {
+	if r.pastAt != 0 {
+		return r.pickPast(cur, yield) // past the step bound (livelock.go)
+	}
 	if r.cfg.Strategy == POS {
 		if cur != nil && yield {
 			// A yield lets the others run, as Gosched does in Go: without

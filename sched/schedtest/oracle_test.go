@@ -877,8 +877,8 @@ func TestLivelockOfPollingSelect(t *testing.T) {
 }
 
 // A run that keeps making progress but never ends (two goroutines passing
-// a value back and forth forever) reaches the step bound: it is not a
-// livelock, and the report says so.
+// a value back and forth forever) goes on past the step bound, unexplored,
+// and fails at ten times it: it is not a livelock, and the report says so.
 func TestEndlessProgressReachesStepBound(t *testing.T) {
 	res := run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, func(t *schedtest.T) {
 		ping, pong := chans.Make[int](0), chans.Make[int](0)
@@ -897,23 +897,110 @@ func TestEndlessProgressReachesStepBound(t *testing.T) {
 		})
 		wg.Wait()
 	})
-	wantFailure(t, res, schedtest.StepBound, "step bound: the run reached 20000 scheduling points without ending, though it kept making progress")
-	// Work past the bound without progress, but without spinning either
-	// (no Yield, no poll that finds nothing), is not a livelock.
-	res = run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, func(t *schedtest.T) {
+	wantFailure(t, res, schedtest.StepBound, "step bound: the run reached 200000 scheduling points without ending "+
+		"(its exploration ended at the step bound of 20000", "though it kept making progress")
+	if res.PastBound != 20_001 || res.Steps != 200_001 {
+		t.Errorf("the run went past the bound at step %d and failed at step %d; want 20001 and 200001", res.PastBound, res.Steps)
+	}
+	// Work past ten times the bound without progress, but without spinning
+	// either (no Yield, no poll that finds nothing), is not a livelock.
+	res = run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, lockedLoop(200_000))
+	wantFailure(t, res, schedtest.StepBound, "made no progress in its last", "kept running without yielding or polling")
+}
+
+// lockedLoop is a body whose goroutine takes and releases a lock n times,
+// two scheduling points each.
+func lockedLoop(n int) func(*schedtest.T) {
+	return func(t *schedtest.T) {
 		var mu sched.Mutex
 		var wg sched.WaitGroup
-		n := 0
+		sum := 0
 		wg.Go(func() {
-			for range 200_000 {
+			for range n {
 				mu.Lock()
-				n++
+				sum++
 				mu.Unlock()
 			}
 		})
 		wg.Wait()
+		if sum != n {
+			t.Errorf("sum %d, want %d", sum, n)
+		}
+	}
+}
+
+// A run that outgrows the step bound while working is not a failure: its
+// exploration ends at the bound and it goes on unexplored to its end (a
+// million operations on one goroutine, a pool test submitting 100,000
+// tasks). Workers handing a spin lock over with Gosched take of the order
+// of n² points for n workers under a random walk; past the bound, where
+// each keeps the turn until it yields, they get through in a few. A
+// goroutine that waits for another by reading through a lock, neither
+// yielding nor polling, lets the other run past the bound too: the turn
+// passes every so many points.
+func TestWorkPastStepBound(t *testing.T) {
+	check := func(t *testing.T, res *schedtest.Result) {
+		t.Helper()
+		if res.Failure != nil {
+			t.Fatalf("the run failed at step %d: %v", res.Steps, res.Failure)
+		}
+		if res.PastBound != 20_001 || res.Steps >= 200_000 {
+			t.Errorf("the run went past the bound at step %d and ended at step %d; want 20001, and under 200000", res.PastBound, res.Steps)
+		}
+	}
+	t.Run("one goroutine", func(t *testing.T) {
+		check(t, run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000}, lockedLoop(30_000)))
 	})
-	wantFailure(t, res, schedtest.StepBound, "made no progress in its last", "kept running without yielding or polling")
+	t.Run("spin lock", func(t *testing.T) {
+		const workers, rounds = 200, 20
+		check(t, run(t, schedtest.Options{Seed: 1, MaxSteps: 20_000, Strategy: "random"}, func(t *schedtest.T) {
+			var lock satomic.Int32
+			var wg sched.WaitGroup
+			sum := 0
+			for range workers {
+				wg.Go(func() {
+					for range rounds {
+						for !lock.CompareAndSwap(0, 1) {
+							sched.Yield()
+						}
+						sum++
+						lock.Store(0)
+					}
+				})
+			}
+			wg.Wait()
+			if sum != workers*rounds {
+				t.Errorf("sum %d, want %d", sum, workers*rounds)
+			}
+		}))
+	})
+	t.Run("waiter reads through a lock", func(t *testing.T) {
+		// Which goroutine has the turn at the bound is chance: in some of
+		// the seeds it is the waiter.
+		for seed := range uint64(8) {
+			check(t, run(t, schedtest.Options{Seed: seed + 1, MaxSteps: 20_000}, func(t *schedtest.T) {
+				var mu sched.Mutex
+				done := false
+				sched.Go(func() {
+					for range 20_000 {
+						mu.Lock()
+						mu.Unlock()
+					}
+					mu.Lock()
+					done = true
+					mu.Unlock()
+				})
+				for {
+					mu.Lock()
+					d := done
+					mu.Unlock()
+					if d {
+						return
+					}
+				}
+			}))
+		}
+	})
 }
 
 // Goroutines that spin beside a ticker whose ticks wake another goroutine

@@ -51,6 +51,11 @@ type Result struct {
 	// lock), or computed that long. Not a failure, unless it lasts as long
 	// as Options.Watchdog.
 	Stall string
+	// PastBound, when not 0, is the step at which the run outgrew the step
+	// bound (Options.MaxSteps) while working: its exploration ended there,
+	// and it went on unexplored, each goroutine running until it blocked,
+	// yielded or polled, up to ten times the bound.
+	PastBound int
 
 	// What WriteTrace needs to describe the run.
 	sched  plan
@@ -440,6 +445,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 		Recording:   rec,
 		Trace:       buf,
 		Stall:       out.Stall,
+		PastBound:   out.PastBound,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

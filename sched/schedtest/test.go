@@ -89,6 +89,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if x.stall != "" && (x.res == nil || x.res.Stall == "") { // else the failure's report says it
 		t.Logf("sched: note: %s", x.stall)
 	}
+	if x.past > 0 && (x.res == nil || x.res.PastBound == 0) {
+		t.Logf("sched: note: %s", pastNote(x.past, x.n, o.MaxSteps))
+	}
 	if x.outerFailed {
 		t.Fatal(outerFailedReport(t.Name(), o, x))
 		return
@@ -160,6 +163,7 @@ type exploration struct {
 	// through its *testing.T, not through the body's *T.
 	outerFailed bool
 	stall       string // the first schedule's Result.Stall, and which it was
+	past        int    // how many schedules outgrew the step bound (Result.PastBound)
 	saveErr     error
 	err         error              // the exploration could not go on (a hunt's corpus)
 	shrunk      *hunt.ShrinkResult // how the failure was shrunk
@@ -195,6 +199,9 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 		pctHint = max(pctHint, x.res.Steps)
 		if x.res.Stall != "" && x.stall == "" {
 			x.stall = fmt.Sprintf("in schedule %d, %s", x.n, x.res.Stall)
+		}
+		if x.res.PastBound != 0 {
+			x.past++
 		}
 		if x.res.Failure != nil {
 			break
@@ -248,6 +255,11 @@ func failureReport(name string, o Options, x exploration) string {
 	}
 	if res.Stall != "" {
 		fmt.Fprintf(&b, "note: %s\n", res.Stall)
+	}
+	if res.PastBound != 0 && (res.Failure == nil || res.Failure.Kind != StepBound) {
+		fmt.Fprintf(&b, "note: this run outgrew the step bound of %d scheduling points at step %d while working; "+
+			"its exploration ended there and the failure came after it, the goroutines taking turns without "+
+			"preemption (-dst.maxsteps raises the bound)\n", res.opts.MaxSteps, res.PastBound)
 	}
 	if o.startMoved {
 		fmt.Fprintf(&b, "note: the virtual clock started at %s, after the real time the program read outside the run (in a package's init or TestMain), not at its default start: a process that reads the clock at another time starts elsewhere\n",
@@ -775,4 +787,12 @@ func randomSeed() uint64 {
 		return uint64(time.Now().UnixNano())
 	}
 	return binary.LittleEndian.Uint64(b[:]) | 1
+}
+
+// pastNote says that past of n schedules outgrew the step bound while
+// working, and what the tool did with them.
+func pastNote(past, n, bound int) string {
+	return fmt.Sprintf("%d of %d schedules outgrew the step bound of %d scheduling points while working (they kept "+
+		"making progress): each was explored up to the bound, and went on from there unexplored, the goroutines "+
+		"taking turns without preemption, to its end; -dst.maxsteps raises the bound", past, n, bound)
 }
