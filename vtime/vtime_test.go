@@ -993,3 +993,38 @@ func TestBusyClockLetsTimersFireWhileGoroutinesSpin(t *testing.T) {
 		}
 	}
 }
+
+// A timer, a Reset or a Sleep of math.MaxInt64 (a loop's "never", when it
+// has nothing to wait for) is due at the end of time, as Go's runtime clamps
+// it: once the clock has moved, now+d overflowed and it fired at once. A
+// ticker ticks alongside; the clock stays where it was.
+func TestLongestDurationNeverFires(t *testing.T) {
+	const forever = time.Duration(1<<63 - 1)
+	explore(t, 20, schedtest.Options{ClockFaults: schedtest.ClockFaults{LateProbability: 0.5, MaxLate: time.Second}}, func(t *schedtest.T) {
+		vtime.Sleep(time.Millisecond)
+		never := vtime.NewTimer(forever)
+		reset := vtime.NewTimer(time.Hour)
+		vtime.Sleep(time.Millisecond)
+		reset.Reset(forever)
+		slept := chans.Make[struct{}](1)
+		sched.Go(func() {
+			vtime.Sleep(forever)
+			slept.Send(struct{}{})
+		})
+		tk := vtime.NewTicker(100 * time.Millisecond)
+		defer tk.Stop()
+		for range 10 {
+			switch chans.Select(never.C.CaseRecv(nil), reset.C.CaseRecv(nil), slept.CaseRecv(nil), tk.C.CaseRecv(nil)) {
+			case 0:
+				t.Fatal("a timer of math.MaxInt64 fired at", vtime.Now())
+			case 1:
+				t.Fatal("a timer Reset to math.MaxInt64 fired at", vtime.Now())
+			case 2:
+				t.Fatal("Sleep(math.MaxInt64) returned at", vtime.Now())
+			}
+		}
+		if d := vtime.Since(start); d > 10*time.Second {
+			t.Errorf("the clock is %v past its start", d)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"time"
 	"unsafe"
 
@@ -153,7 +154,7 @@ func (g *G) Now() time.Time { return g.run.cfg.Start.Add(g.run.now) }
 func (g *G) Reading() time.Time {
 	r := g.run
 	if g.tear == tearNone && !r.stopping {
-		r.now += r.readingGap(r.now != r.lastReading)
+		r.now = addClamped(r.now, r.readingGap(r.now != r.lastReading))
 		r.lastReading = r.now
 	}
 	return r.cfg.Start.Add(r.now)
@@ -196,15 +197,26 @@ func (t *Timer) Arm(d time.Duration) bool {
 	was := t.Disarm()
 	d = max(d, 0)
 	if f := r.cfg.ClockFaults; f.LateProbability > 0 && f.MaxLate > 0 && r.src.At(keyLate).Bool(f.LateProbability) {
-		d += time.Duration(r.src.At(keyLate).IntRange(1, int(f.MaxLate)))
+		d = addClamped(d, time.Duration(r.src.At(keyLate).IntRange(1, int(f.MaxLate))))
 	}
 	r.timerSeq++
-	t.when, t.seq = r.now+d, r.timerSeq
+	t.when, t.seq = addClamped(r.now, d), r.timerSeq
 	r.pushTimer(t)
 	if r.tr != nil {
 		r.tr.AddArgs(event.KindTimerSet, int64(r.steps), gid(r.waker()), int64(r.now), t.id, int64(d))
 	}
 	return was
+}
+
+// addClamped is a+b for b >= 0, or the latest time there is if the sum
+// overflows: a timer of math.MaxInt64 (a loop's "never" when it has nothing
+// to wait for) is due at the end of time, as Go's runtime clamps it, not in
+// the past.
+func addClamped(a, b time.Duration) time.Duration {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxInt64
 }
 
 // Disarm stops t and reports whether it was pending.
@@ -362,8 +374,8 @@ func (r *Run) fireDue() {
 			if r.tr != nil {
 				r.tr.AddArgs(event.KindTimerFire, int64(r.steps), 0, int64(r.now), t.id, 0)
 			}
-			if t.period > 0 {
-				t.when += t.period
+			if t.period > 0 && t.when < math.MaxInt64 { // a ticker ticks no more at the end of time
+				t.when = addClamped(t.when, t.period)
 				r.timerSeq++
 				t.seq = r.timerSeq
 				r.pushTimer(t)
@@ -418,7 +430,7 @@ func (r *Run) advance() bool {
 		r.heapify()
 	}
 	if f := r.cfg.ClockFaults; f.JumpProbability > 0 && f.MaxJump > 0 && r.src.At(keyJump).Bool(f.JumpProbability) {
-		next += time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump)))
+		next = addClamped(next, time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump))))
 	}
 	if next > r.now {
 		r.now = next

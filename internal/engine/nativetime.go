@@ -104,7 +104,7 @@ func (r *Run) nativeAdvance(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	r.now += d
+	r.now = addClamped(r.now, d)
 	if r.tr != nil {
 		r.tr.AddArgs(event.KindClock, int64(r.steps), 0, int64(r.now), 0, 0)
 	}

@@ -202,7 +202,7 @@ func (r *Run) spinAdvance() {
 	if r.spinQuantum == 0 {
 		r.spinQuantum = time.Duration(r.src.At(keySpin).IntRange(int(spinFirstMin), int(spinFirstMax)))
 	}
-	to := r.now + r.spinQuantum
+	to := addClamped(r.now, r.spinQuantum)
 	if len(r.timers) > 0 && r.timers[0].when < to {
 		to = r.timers[0].when
 	}
