@@ -199,6 +199,11 @@ func (r *Run) finish(f *Failure) {
 	if r.pending != nil {
 		f = r.pending
 	}
+	if f == nil && r.cfg.Timeout > 0 && r.now >= r.cfg.Timeout {
+		// The clock reached the timeout in a wait that ended the run (a
+		// sleep the body returned from): Go would have stopped it there.
+		f = r.timeoutFailure()
+	}
 	if f != nil && r.failure == nil {
 		if f.Goroutines == nil {
 			f.Step = r.steps

@@ -27,6 +27,7 @@ const (
 	Watchdog   Kind = "watchdog"    // a goroutine stopped reaching scheduling points
 	Misuse     Kind = "misuse"      // an object was shared between runs or touched from outside
 	Race       Kind = "data race"   // under -race: the race detector reported a race during the run
+	Timeout    Kind = "timeout"     // the virtual clock reached Config.Timeout: in Go the test would have timed out
 )
 
 func (k Kind) String() string { return string(k) }

@@ -105,6 +105,9 @@ func (g *G) Point(op Op, o *Obj) {
 			r.advance() // time passes while goroutines compute
 		}
 	}
+	if r.now >= r.cfg.Timeout && r.cfg.Timeout > 0 {
+		g.failNow(r.stoppedAt(g, r.timeoutFailure()))
+	}
 	if len(r.runnable) == 1 {
 		return
 	}
@@ -263,4 +266,22 @@ func (r *Run) stall(g *G) {
 		r.park(g) // until teardown, which never returns here
 		panic("sched: internal error: a stalled goroutine was resumed")
 	}
+}
+
+// timeoutFailure is the failure of a run whose virtual clock reached
+// Config.Timeout.
+//
+//go:norace
+func (r *Run) timeoutFailure() *Failure {
+	blocked := r.live - len(r.runnable)
+	f := &Failure{Kind: Timeout, Message: fmt.Sprintf(
+		"timeout: the virtual clock reached %v before the test ended: in Go it would have run at least that long, "+
+			"and go test's -timeout (%v) would have stopped it; %d goroutine(s) blocked, %d can run "+
+			"(a goroutine blocked for ever beside a ticker or a sleeping loop that keeps the run going is a hang "+
+			"that Go does not call a deadlock either)", r.now, r.cfg.Timeout, blocked, len(r.runnable))}
+	if len(r.errors) > 0 {
+		f.Message += "\n" + strings.Join(r.errors, "\n")
+	}
+	f.Place = r.blockedPlaces()
+	return f
 }

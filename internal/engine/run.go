@@ -22,6 +22,13 @@ type Config struct {
 	// take, the last resort against a run that never ends (see
 	// livelock.go); 0 means DefaultMaxSteps.
 	MaxSteps int
+	// Timeout, when positive, is how far the virtual clock may advance in
+	// a run: a test written for real time whose clock reaches it would
+	// have run that long in Go, and go test's -timeout would have stopped
+	// it (a goroutine blocked for ever beside a ticker that keeps the run
+	// alive: a hang Go does not report as a deadlock either). The run
+	// fails with Timeout.
+	Timeout time.Duration
 	// Watchdog is how long a managed goroutine may run without reaching a
 	// scheduling point before the run is abandoned; 0 disables it.
 	Watchdog time.Duration

@@ -275,3 +275,18 @@ func StrategyUID(u entropy.UID) bool {
 	}
 	return false
 }
+
+// The keys of the values the rewrite's shims draw in place of Go's own
+// randomness: math/rand's global functions and the orders of map ranges
+// (package sched/native).
+var (
+	KeyRand     = entropy.KeyOf("math/rand")
+	KeyMapOrder = entropy.KeyOf("map range")
+)
+
+// GoRandomUID reports whether u is one of the uids drawn in place of Go's own
+// randomness (KeyRand, KeyMapOrder): a test's values, not its schedule.
+func GoRandomUID(u entropy.UID) bool {
+	k := u.Key()
+	return k == KeyRand || k == KeyMapOrder
+}

@@ -8,12 +8,11 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 )
 
 // mapKey is the entropy key of the orders of map ranges.
-var mapKey = entropy.KeyOf("map range")
+var mapKey = engine.KeyMapOrder
 
 // Map is a range over m: for k, v := range m becomes
 // for k, v := range Map(m). Outside a run it is Go's range. Inside a run the

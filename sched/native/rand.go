@@ -26,7 +26,7 @@ import (
 // run's Source is safe to draw from in turn (package entropy is norace).
 
 // randKey is the entropy key of the draws.
-var randKey = entropy.KeyOf("math/rand")
+var randKey = engine.KeyRand
 
 // runSource draws from a run's entropy source, for one use (one call of
 // a global function).

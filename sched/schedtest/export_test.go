@@ -18,3 +18,15 @@ func ExploreShrunk(opts Options, body func(*T)) (*Result, *hunt.ShrinkResult, er
 	}
 	return x.res, x.shrunk, nil
 }
+
+// ExploreAsTest explores as Test does, without a *testing.T: it returns the
+// last schedule's result.
+func ExploreAsTest(opts Options, body func(*T)) (*Result, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	o.stopSequential = true
+	x := explore(o, "schedtest.ExploreAsTest", nil, body, nil)
+	return x.res, x.err
+}

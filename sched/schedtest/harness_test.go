@@ -17,6 +17,7 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
 	"github.com/dstgo/dst/vtime"
@@ -809,5 +810,41 @@ func TestHelperPlacesFailures(t *testing.T) {
 				t.Errorf("the failure is not placed at %q:\n%s", place, res.Failure)
 			}
 		})
+	}
+}
+
+// A test that never starts a goroutine has no interleaving to explore: its
+// schedules differ only in what Go draws at random (math/rand's values, the
+// orders of map ranges), and Test stops exploring it after ten. One that
+// starts a goroutine, or draws values of its own, runs them all, as every
+// test does under Explore.
+func TestSequentialTestStopsEarly(t *testing.T) {
+	opts := schedtest.Options{Iterations: 100, Seed: 1}
+	cases := []struct {
+		name string
+		body func(*schedtest.T)
+		want int
+	}{
+		{"sequential", func(t *schedtest.T) {
+			m := map[int]int{1: 1, 2: 2, 3: 3}
+			for k := range native.Map(m) {
+				_ = k + native.Rand().Intn(10)
+			}
+		}, 10},
+		{"a goroutine", func(t *schedtest.T) {
+			var wg sched.WaitGroup
+			wg.Go(func() {})
+			wg.Wait()
+		}, 100},
+		{"values of its own", func(t *schedtest.T) { t.Entropy().Uint64() }, 100},
+	}
+	for _, c := range cases {
+		res, err := schedtest.ExploreAsTest(opts, c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure != nil || res.Schedule != c.want {
+			t.Errorf("%s: %d schedules ran (failure %v), want %d", c.name, res.Schedule, res.Failure, c.want)
+		}
 	}
 }

@@ -85,6 +85,13 @@ type Options struct {
 	// woken, started or exited, or took a spin lock). The window is a hundredth of MaxSteps, at least 100000
 	// and 1000 per live goroutine. Default 2000000.
 	MaxSteps int
+	// Timeout, when positive, is how far a run's virtual clock may advance:
+	// a run whose clock reaches it fails with Timeout. Code written for
+	// the virtual clock may sleep for hours in no time; code written for
+	// real time that runs that long would be stopped by go test's -timeout,
+	// which is what a test wrapped by dstreplay test -wrap gets. Default:
+	// none.
+	Timeout time.Duration
 	// IgnoreTopFunction and IgnoreAnyFunction name goroutines that the leak
 	// check does not report once the body has returned, as goleak's options
 	// of the same names do (-dst.ignoretop, -dst.ignoreany, comma-separated):
@@ -149,6 +156,9 @@ type Options struct {
 	// startMoved: the clock starts after a real time the program read
 	// outside a run, not at the given or default Start (engine.ClockStart).
 	startMoved bool
+	// stopSequential: Test stops exploring a test that never starts a
+	// goroutine after sequentialRuns schedules; Explore runs them all.
+	stopSequential bool
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.
@@ -401,6 +411,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
 	case o.MaxSteps < 0:
 		return o, fmt.Errorf("sched: MaxSteps is %d, must be positive", o.MaxSteps)
+	case o.Timeout < 0:
+		return o, fmt.Errorf("sched: Timeout is %v, must not be negative (0 is none)", o.Timeout)
 	case o.PCTSteps < 0:
 		return o, fmt.Errorf("sched: PCTSteps is %d, must be positive", o.PCTSteps)
 	case o.FaultProbability < 0 || o.FaultProbability > 1:

@@ -1099,3 +1099,46 @@ func TestLeakIgnoresKnownGoroutines(t *testing.T) {
 }
 
 func blockForever() { chans.Make[int](0).Recv() }
+
+// hangBesideTicker is a lost wake-up that a ticker hides: a goroutine waits
+// for ever on a channel nobody sends on, the body waits for it, and a
+// ticker's goroutine keeps the run alive, so nothing ever stalls. Go does
+// not call that a deadlock either; go test's -timeout stops it.
+func hangBesideTicker(t *schedtest.T) {
+	tk := vtime.NewTicker(500 * time.Millisecond)
+	stop := chans.Make[struct{}](0)
+	sched.Go(func() {
+		for chans.Select(tk.C.CaseRecv(nil), stop.CaseRecv(nil)) == 0 {
+		}
+	})
+	never := chans.Make[int](0)
+	var wg sched.WaitGroup
+	wg.Go(func() { never.Recv() })
+	wg.Wait()
+	stop.Close()
+	tk.Stop()
+}
+
+// A run whose virtual clock reaches Options.Timeout fails with Timeout at
+// that time, naming where goroutines are blocked; without a timeout, code
+// written for the virtual clock sleeps for hours in no time.
+func TestTimeout(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1, Timeout: 10 * time.Minute}, hangBesideTicker)
+	wantFailure(t, res, schedtest.Timeout, "timeout: the virtual clock reached 10m0s before the test ended",
+		"go test's -timeout (10m0s)", "2 goroutine(s) blocked", "blocked in WaitGroup#4.Wait\n")
+	if res.Steps > 20_000 {
+		t.Errorf("the timeout took %d steps", res.Steps)
+	}
+	sleep := func(t *schedtest.T) { vtime.Sleep(3 * time.Hour) }
+	if res := run(t, schedtest.Options{Seed: 1}, sleep); res.Failure != nil {
+		t.Errorf("a sleep of 3h without a timeout: %v", res.Failure)
+	}
+	res = run(t, schedtest.Options{Seed: 1, Timeout: time.Hour}, func(t *schedtest.T) {
+		sched.Go(func() { vtime.Sleep(3 * time.Hour) })
+		vtime.Sleep(3 * time.Hour)
+	})
+	wantFailure(t, res, schedtest.Timeout, "the virtual clock reached 3h0m0s")
+	if _, err := schedtest.Run(schedtest.Options{Timeout: -time.Second}, sleep); err == nil || !strings.Contains(err.Error(), "Timeout is -1s") {
+		t.Errorf("a negative timeout: %v", err)
+	}
+}

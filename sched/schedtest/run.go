@@ -131,6 +131,12 @@ func (r *Result) WriteTrace(path string) error {
 //     that, from 200ms, it is not a failure but a note (Result.Stall), which
 //     Test logs.
 //
+//   - Timeout: the run's virtual clock reached Options.Timeout (a wrapped
+//     test's: go test's -timeout): the test, written for real time, would
+//     have run that long in Go and been stopped there. Most often a
+//     goroutine blocked for ever while a ticker or a sleeping loop keeps the
+//     run going, a hang that is no deadlock for Go either.
+//
 //   - Misuse: an object of one run touched from another run, or from a
 //     goroutine the run does not manage (which is ended, as by
 //     runtime.Goexit); a run started from inside a run; a misuse of a
@@ -159,6 +165,7 @@ const (
 	Watchdog   = engine.Watchdog   // a goroutine stopped reaching scheduling points
 	Misuse     = engine.Misuse     // an object was shared between runs or touched from outside
 	DataRace   = engine.Race       // under -race: the race detector reported a race in the run
+	Timeout    = engine.Timeout    // the virtual clock reached Options.Timeout: in Go the test would have timed out
 )
 
 // Failure describes how a run failed.
@@ -262,6 +269,7 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 		Depth:            s.Depth,
 		PCTSteps:         s.PCTSteps,
 		MaxSteps:         o.MaxSteps,
+		Timeout:          o.Timeout,
 		Watchdog:         watchdog,
 		Detail:           detail,
 		Faults:           o.Faults,

@@ -57,6 +57,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		return
 	}
 	removeTempsForTest(t)
+	o.stopSequential = true
 	if o.isWorker {
 		// A hunt's worker: the saved failures are already known; a
 		// worker that stopped on them would hunt nothing.
@@ -123,6 +124,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		if !unlimited(o.Iterations) && x.n < o.Iterations {
 			limit = fmt.Sprintf(" (time budget %v reached)", o.Time)
 		}
+		if x.sequential == x.n && x.n == sequentialRuns && x.n < o.Iterations {
+			limit = " (the test started no goroutine in any: there is no interleaving to explore)"
+		}
 		t.Logf("sched: %d schedules passed in %v%s; first seed %#x, strategy %s",
 			x.n, x.elapsed.Round(time.Millisecond), limit, x.base, o.Strategy)
 		if o.Strategy == "hunt" {
@@ -164,6 +168,7 @@ type exploration struct {
 	outerFailed bool
 	stall       string // the first schedule's Result.Stall, and which it was
 	past        int    // how many schedules outgrew the step bound (Result.PastBound)
+	sequential  int    // how many schedules ran the body alone, with no schedule to draw (see sequential)
 	saveErr     error
 	err         error              // the exploration could not go on (a hunt's corpus)
 	shrunk      *hunt.ShrinkResult // how the failure was shrunk
@@ -202,6 +207,14 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 		}
 		if x.res.PastBound != 0 {
 			x.past++
+		}
+		if o.stopSequential && x.n == sequentialRuns && x.sequential == x.n-1 && sequential(x.res) &&
+			x.res.Failure == nil && o.Recording == nil && o.namedBy == "" {
+			x.sequential++
+			break // the test has no interleaving to explore
+		}
+		if sequential(x.res) {
+			x.sequential++
 		}
 		if x.res.Failure != nil {
 			break
@@ -795,4 +808,27 @@ func pastNote(past, n, bound int) string {
 	return fmt.Sprintf("%d of %d schedules outgrew the step bound of %d scheduling points while working (they kept "+
 		"making progress): each was explored up to the bound, and went on from there unexplored, the goroutines "+
 		"taking turns without preemption, to its end; -dst.maxsteps raises the bound", past, n, bound)
+}
+
+// sequentialRuns is how many schedules of a test that never starts a
+// goroutine explore: they differ only in the values Go would draw at random
+// (math/rand's, the orders of map ranges), which a test run natively draws
+// once; a thousand of them would cost a thousand native runs and explore no
+// interleaving.
+const sequentialRuns = 10
+
+// sequential reports whether res is of a run in which the body never
+// started a goroutine and drew nothing but what Go draws at random: the
+// strategy had no decision to make, and no fault, clock fault or value of
+// the test's own (T.Entropy) was drawn.
+func sequential(res *Result) bool {
+	if res.Goroutines != 1 || res.Recording == nil {
+		return false
+	}
+	for _, v := range res.Recording.Values {
+		if !engine.StrategyUID(v.UID) && !engine.GoRandomUID(v.UID) {
+			return false
+		}
+	}
+	return true
 }

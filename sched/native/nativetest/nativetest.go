@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/native"
@@ -64,7 +65,7 @@ type T struct {
 func Wrap(t *testing.T, body func(t *T)) {
 	t.Helper()
 	var skip atomic.Pointer[string]
-	schedtest.Test(t, func(rt *schedtest.T) {
+	schedtest.TestWith(t, schedtest.Options{Timeout: testTimeout()}, func(rt *schedtest.T) {
 		w := &T{T: t, run: rt, name: t.Name()}
 		w.main(body)
 		if w.isSkipped() {
@@ -75,6 +76,20 @@ func Wrap(t *testing.T, body func(t *T)) {
 	if msg := skip.Load(); msg != nil && !t.Failed() {
 		t.Skip(*msg)
 	}
+}
+
+// testTimeout is go test's -timeout (10m by default, 0 for none): a
+// wrapped test is written for real time, and one whose virtual clock gets
+// that far would have been stopped there.
+func testTimeout() time.Duration {
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if d, ok := g.Get().(time.Duration); ok && d > 0 {
+				return d
+			}
+		}
+	}
+	return 0
 }
 
 // skipSignal unwinds a test's goroutine for SkipNow; main recovers it.
