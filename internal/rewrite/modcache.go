@@ -66,13 +66,69 @@ func cachedModules(pkgs []listed, set map[string]bool) (mods []*cachedModule) {
 
 // mainGoMod is the path of the main module's go.mod, as go env GOMOD says.
 func mainGoMod(opts Options) (string, error) {
-	cmd := exec.Command("go", "env", "GOMOD")
+	return goEnv(opts, "GOMOD")
+}
+
+// goEnv is the value of the go environment variable name, as go env says
+// where the rewrite runs go.
+func goEnv(opts Options, name string) (string, error) {
+	cmd := exec.Command("go", "env", name)
 	cmd.Dir, cmd.Env = opts.Dir, opts.Env
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("rewrite: go env GOMOD: %w", err)
+		return "", fmt.Errorf("rewrite: go env %s: %w", name, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// notInModCache is an error naming the module version that file belongs
+// to if it is beneath the module cache modCache: the go command refuses an
+// overlay that replaces such a file, and the rewrite only replaces the
+// files of the copies of the module versions the build uses (a file there
+// is of a version the build does not use, or that the rewrite did not
+// copy).
+func notInModCache(modCache, file string, listing []listed) error {
+	if modCache == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(modCache, file)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil
+	}
+	modVersion := filepath.ToSlash(rel)
+	if i := strings.Index(modVersion, "@"); i >= 0 {
+		if j := strings.Index(modVersion[i:], "/"); j >= 0 {
+			modVersion = modVersion[:i+j]
+		}
+	}
+	modVersion = unescapeModPath(modVersion)
+	path, _, _ := strings.Cut(modVersion, "@")
+	uses := "no version of it"
+	for _, p := range listing {
+		if m := p.Module; m != nil && m.Path == path {
+			uses = m.Path + "@" + m.Version
+			if m.Replace != nil {
+				uses += " replaced by " + strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version)
+			}
+			break
+		}
+	}
+	return fmt.Errorf("rewrite: cannot rewrite %s: its file %s is beneath the module cache, which go does not let an overlay replace, and is not of a module version the build uses that the rewrite copies out of it (the build uses %s)", modVersion, file, uses)
+}
+
+// unescapeModPath undoes the module cache's escaping of upper-case letters
+// in a module path or version ("!a" for "A").
+func unescapeModPath(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '!' && i+1 < len(s) && 'a' <= s[i+1] && s[i+1] <= 'z' {
+			b.WriteByte(s[i+1] - 'a' + 'A')
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // copyModules makes (or finds, checked) the copy of each module in the

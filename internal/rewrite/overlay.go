@@ -59,7 +59,7 @@ func Overlay(opts Options) (string, int, error) {
 	}
 	sweep(c.root)
 	tested := testedPackages(listing)
-	pkgs, err := load(opts, strict, lenient, tested)
+	pkgs, err := load(opts, listing, strict, lenient, tested)
 	if err != nil {
 		return "", 0, err
 	}
@@ -118,6 +118,10 @@ func Overlay(opts Options) (string, int, error) {
 		copied[path] = true
 	}
 	replace := map[string]string{}
+	modCache, err := goEnv(opts, "GOMODCACHE")
+	if err != nil {
+		return "", 0, err
+	}
 	mods := cachedModules(listing, copied)
 	if len(mods) > 0 {
 		goMod, err := mainGoMod(opts)
@@ -141,6 +145,8 @@ func Overlay(opts Options) (string, int, error) {
 		}
 		if c, ok := inCopy(mods, name); ok {
 			name = c // the module cache's files cannot be replaced
+		} else if err := notInModCache(modCache, name, listing); err != nil {
+			return "", 0, err
 		}
 		replace[name] = path
 	}
@@ -151,6 +157,8 @@ func Overlay(opts Options) (string, int, error) {
 		}
 		if c, ok := inCopy(mods, file); ok {
 			file = c
+		} else if err := notInModCache(modCache, file, listing); err != nil {
+			return "", 0, err
 		}
 		replace[file] = path
 	}
@@ -176,7 +184,20 @@ func Overlay(opts Options) (string, int, error) {
 // dependency's tests import is not in the main module's pruned module
 // graph, and go list refuses it as a root ("updates to go.mod needed"):
 // those are loaded with a copy of go.mod that go may update (-modfile).
-func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*packages.Package, error) {
+//
+// Updating it changes the module graph: the modules go adds as
+// requirements bring the requirements of their own go.mod, which the
+// pruned graph of the real build never reads, and those can select other
+// versions (a dependency's tests import go.uber.org/goleak v1.3.0, which
+// the graph has only through another module's go.mod: required directly,
+// its go.mod selects testify v1.8.0 and go-spew v1.1.1 where the build
+// uses testify v1.7.0 and go-spew v1.1.0). The copy therefore pins every
+// module of the listing to the version the build uses (pins), so that the
+// files loaded are those the build compiles, whatever go selects; and
+// every loaded package whose files, or whose imports' files, are not the
+// build's has an error, which leaves it native, or fails the rewrite
+// (notBuilt).
+func load(opts Options, listing []listed, strict, lenient []string, tested map[string]bool) ([]*packages.Package, error) {
 	var withTests, without []string
 	for _, t := range append(slices.Clip(strict), lenient...) {
 		if tested[t] {
@@ -206,7 +227,7 @@ func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*pa
 	}
 	deps, err := run(without, false, nil)
 	if err != nil || len(deps) < len(without) {
-		if flags, done := tempModFile(opts); flags != nil {
+		if flags, done := tempModFile(opts, pins(listing)); flags != nil {
 			defer done()
 			deps, err = run(without, false, flags)
 		}
@@ -214,13 +235,74 @@ func load(opts Options, strict, lenient []string, tested map[string]bool) ([]*pa
 	if err != nil {
 		return nil, err
 	}
-	return append(all, deps...), nil
+	all = append(all, deps...)
+	notBuilt(all, listing)
+	return all, nil
+}
+
+// pins is what the copy of go.mod that load lets go update adds, so that
+// every module of the listing stays at the version the build uses: a
+// replacement of all its versions by that one ("replace m => m v"). A
+// module the main module's go.mod replaces already is left as it is.
+func pins(listing []listed) string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, p := range listing {
+		m := p.Module
+		if p.Standard || m == nil || m.Main || m.Version == "" || m.Replace != nil || seen[m.Path] {
+			continue
+		}
+		seen[m.Path] = true
+		if b.Len() == 0 {
+			b.WriteString("\n// dstreplay test: the versions the build uses\n")
+		}
+		fmt.Fprintf(&b, "replace %s => %s %s\n", m.Path, m.Path, m.Version)
+	}
+	return b.String()
+}
+
+// notBuilt adds an error to each loaded package that go list loaded from
+// another directory than the build's (another version of its module), or
+// that imports one, directly or not: its rewrite would be of files, or
+// typed with packages, that the build does not compile.
+func notBuilt(pkgs []*packages.Package, listing []listed) {
+	dirs := map[string]string{} // import path -> its directory in the build
+	for _, p := range listing {
+		if p.ForTest == "" && !p.Standard && p.Dir != "" {
+			dirs[p.ImportPath] = p.Dir
+		}
+	}
+	memo := map[*packages.Package]string{}
+	var why func(p *packages.Package) string
+	why = func(p *packages.Package) string {
+		if w, ok := memo[p]; ok {
+			return w
+		}
+		memo[p] = "" // an import cycle (not in a build that works) ends here
+		w := ""
+		if want, ok := dirs[p.PkgPath]; ok && p.Dir != "" && p.Dir != want {
+			w = fmt.Sprintf("go list loads %s from %s, where the build uses %s", p.PkgPath, p.Dir, want)
+		}
+		for _, path := range slices.Sorted(maps.Keys(p.Imports)) {
+			if w != "" {
+				break
+			}
+			w = why(p.Imports[path])
+		}
+		memo[p] = w
+		return w
+	}
+	for _, p := range pkgs {
+		if w := why(p); w != "" {
+			p.Errors = append(p.Errors, packages.Error{Pos: "-", Msg: w, Kind: packages.ListError})
+		}
+	}
 }
 
 // tempModFile is the flags that make go use a copy of the main module's
-// go.mod (and go.sum) that it may update, and a function that removes it;
-// nil when there is no go.mod.
-func tempModFile(opts Options) ([]string, func()) {
+// go.mod (and go.sum), with extra added to it, that it may update, and a
+// function that removes it; nil when there is no go.mod.
+func tempModFile(opts Options, extra string) ([]string, func()) {
 	goMod, err := mainGoMod(opts)
 	if err != nil || goMod == "" || goMod == os.DevNull {
 		return nil, nil
@@ -235,6 +317,9 @@ func tempModFile(opts Options) ([]string, func()) {
 		if err != nil && name == "go.mod" {
 			done()
 			return nil, nil
+		}
+		if name == "go.mod" {
+			data = append(data, extra...)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 			done()
