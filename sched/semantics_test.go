@@ -22,6 +22,7 @@ func TestMethodSetsMatchSync(t *testing.T) {
 		{&sched.WaitGroup{}, &sync.WaitGroup{}},
 		{&sched.Cond{}, &sync.Cond{}},
 		{&sched.Once{}, &sync.Once{}},
+		{&sched.Pool{}, &sync.Pool{}},
 	}
 	for _, p := range pairs {
 		ours, theirs := reflect.TypeOf(p.ours), reflect.TypeOf(p.theirs)

@@ -193,6 +193,24 @@ func (g *G) Scratch() any { return g.scratch }
 //go:norace
 func (g *G) SetScratch(x any) { g.scratch = x }
 
+// PoolItems is the run's own store of the items of pool p (a sched.Pool):
+// a pool's Get and Put inside a run see only what the run put in it, never
+// what an earlier run or another process-wide user left there.
+//
+//go:norace
+func (g *G) PoolItems(p any) *[]any {
+	r := g.run
+	if r.pools == nil {
+		r.pools = map[any]*[]any{}
+	}
+	s := r.pools[p]
+	if s == nil {
+		s = new([]any)
+		r.pools[p] = s
+	}
+	return s
+}
+
 // Unblock makes g runnable again if it is blocked.
 //
 //go:norace

@@ -162,6 +162,7 @@ type Run struct {
 	preempts int
 	progress uint64 // read by the watchdog
 	nobj     int32
+	pools    map[any]*[]any // the items of each sched.Pool the run used (G.PoolItems)
 
 	endState
 	clockState

@@ -370,7 +370,7 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 	switch path {
 	case "sync":
 		switch name {
-		case "Mutex", "RWMutex", "WaitGroup", "Once", "Cond", "NewCond", "OnceFunc", "OnceValue", "OnceValues":
+		case "Mutex", "RWMutex", "WaitGroup", "Once", "Cond", "NewCond", "OnceFunc", "OnceValue", "OnceValues", "Pool":
 			return r.use(SchedPath) + "." + name, true
 		}
 	case "sync/atomic":

@@ -59,6 +59,7 @@ var Cases = []Case{
 	{"RWMutex", rwmutex, nil},
 	{"WaitGroupGo", waitGroupGo, nil},
 	{"OnceAndOnceValue", once, nil},
+	{"Pool", pool, []string{"put new", "new new"}},
 	{"Cond", cond, nil},
 	{"Atomics", atomics, nil},
 	{"SleepOrder", sleepOrder, nil},
@@ -476,6 +477,21 @@ func once() string {
 	f()
 	f()
 	return fmt.Sprint(calls, v(), v())
+}
+
+// pool puts an item in a pool and gets two: the first may be the item or
+// a new one (a collection may empty a pool at any time), the second is new
+// unless the first was, whoever put it (the same function, called by
+// another goroutine).
+func pool() string {
+	p := sync.Pool{New: func() any { return "new" }}
+	done := make(chan string)
+	go func() {
+		p.Put("put")
+		done <- p.Get().(string)
+	}()
+	first := <-done
+	return first + " " + p.Get().(string)
 }
 
 func cond() string {

@@ -1,0 +1,92 @@
+package sched
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+)
+
+// Pool is a set of temporary objects with the method set and the contract of
+// sync.Pool: Get may return any item Put earlier, or none. Outside a run it
+// is a sync.Pool. Inside a run its items are the run's own, kept in the run:
+// Get returns the item the run put most recently, unless the run's entropy
+// decides that a garbage collection emptied the pool (one Get in eight that
+// would find an item), and calls New when there is none. Items put by an
+// earlier run or outside any run are never handed to a run: they may hold
+// that run's channels and locks, and whether a collection kept them is
+// chance, which would make a schedule depend on the garbage collector. As
+// with sync.Pool, a Put happens before the Get that returns the item.
+type Pool struct {
+	// New, when not nil, makes a value for Get when the pool has none.
+	New func() any
+
+	native sync.Pool
+}
+
+// keyPoolEmptied is the entropy key of the decisions that a garbage
+// collection emptied a pool.
+var keyPoolEmptied = entropy.KeyOf("sched.pool.emptied")
+
+// poolEmptied is the probability that a Get which would find items finds
+// the pool emptied instead.
+const poolEmptied = 1.0 / 8
+
+// Get takes an item from the pool and returns it, or, if there is none,
+// returns what New returns (nil without New).
+func (p *Pool) Get() any {
+	g := engine.Current()
+	if g == nil {
+		if x := p.native.Get(); x != nil {
+			return x
+		}
+		if p.New != nil {
+			return p.New()
+		}
+		return nil
+	}
+	items := g.PoolItems(p)
+	if n := len(*items); n > 0 {
+		if g.Source().At(keyPoolEmptied).Bool(poolEmptied) {
+			clear(*items)
+			*items = (*items)[:0]
+		} else {
+			x := (*items)[n-1]
+			(*items)[n-1] = nil
+			*items = (*items)[:n-1]
+			engine.RaceAcquire(poolRaceAddr(x))
+			return x
+		}
+	}
+	if p.New != nil {
+		return p.New()
+	}
+	return nil
+}
+
+// Put adds x to the pool; a nil x is ignored.
+func (p *Pool) Put(x any) {
+	if x == nil {
+		return
+	}
+	g := engine.Current()
+	if g == nil {
+		p.native.Put(x)
+		return
+	}
+	engine.RaceReleaseMerge(poolRaceAddr(x))
+	items := g.PoolItems(p)
+	*items = append(*items, x)
+}
+
+// poolRace is the memory the race detector's edges from a Put to the Get of
+// the same item are made on: a slot picked by the item's address, so that
+// items share slots (an edge between two items' users too many, not one
+// too few).
+var poolRace [64]uint64
+
+func poolRaceAddr(x any) unsafe.Pointer {
+	data := uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1])
+	return unsafe.Pointer(&poolRace[(data>>4)%uintptr(len(poolRace))])
+}
