@@ -562,7 +562,7 @@ func TestChildTimeBudget(t *testing.T) {
 	if os.Getenv("DST_CHILD") != "time" {
 		t.Skip("run by TestTimeFlagBoundsTheExploration")
 	}
-	schedtest.TestWith(t, schedtest.Options{Iterations: 3, Seed: 1}, func(t *schedtest.T) { sched.Yield() })
+	schedtest.TestWith(t, schedtest.Options{Iterations: 3, Seed: 1}, func(t *schedtest.T) { sched.Go(sched.Yield) })
 }
 
 // -dst.time alone, on the command line, bounds the exploration by time,
