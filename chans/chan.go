@@ -75,6 +75,7 @@ func Make[T any](capacity int) *Chan[T] {
 	if capacity < 0 || bufferTooLarge[T](capacity) {
 		panic(plainError("makechan: size out of range"))
 	}
+	known[T]() // for reflection over such channels (MakeOf)
 	g := engine.Current()
 	if g == nil {
 		return &Chan[T]{native: make(chan T, capacity)}

@@ -64,9 +64,13 @@
 // which the replay reports as a divergence at that point. The standard
 // library is not rewritten: goroutines that library code starts are
 // invisible to the scheduler, and so is what it does with a channel of the
-// run. Handing one to it (Given) or sending, receiving or closing through
-// reflection (Reflected, ReflectSelect) fails the run as a misuse naming
-// the channel and the place (reflect.Value's Len is the run's count, as
-// len is); library code that blocks natively stops the run at the watchdog,
-// whose report names the library function called and where.
+// run. Handing one to it (Given) fails the run as a misuse naming the
+// channel and the place. Reflection over channels is not library code that
+// operates unseen: reflect.Value's Send, Recv, TrySend, TryRecv, Close and
+// Len, and reflect.Select, go through Reflected and ReflectSelect, which
+// act on the run's channels as the language's operations do; only a
+// channel made outside the run, first used in it through reflection, whose
+// element type the run cannot make a channel of, is a misuse (see
+// chans.MakeOf). Library code that blocks natively stops the run at the
+// watchdog, whose report names the library function called and where.
 package native
