@@ -284,9 +284,16 @@ var (
 	KeyMapOrder = entropy.KeyOf("map range")
 )
 
-// GoRandomUID reports whether u is one of the uids drawn in place of Go's own
-// randomness (KeyRand, KeyMapOrder): a test's values, not its schedule.
+// GoRandomUID reports whether u is one of the uids drawn in place of what Go
+// leaves to chance in a program of one goroutine: math/rand's values and the
+// orders of map ranges (KeyRand, KeyMapOrder), how much time passes between
+// two readings of the clock, in native work and while polling, and the
+// order of timers due at the same time. Neither the strategy's decisions
+// nor the faults injected (clock faults included) nor a test's own values.
 func GoRandomUID(u entropy.UID) bool {
-	k := u.Key()
-	return k == KeyRand || k == KeyMapOrder
+	switch u.Key() {
+	case KeyRand, KeyMapOrder, keyReadings, keyNativeStep, keyNativeTime, keySpin, keyTimerOrder:
+		return true
+	}
+	return false
 }

@@ -811,14 +811,15 @@ func pastNote(past, n, bound int) string {
 }
 
 // sequentialRuns is how many schedules of a test that never starts a
-// goroutine explore: they differ only in the values Go would draw at random
-// (math/rand's, the orders of map ranges), which a test run natively draws
-// once; a thousand of them would cost a thousand native runs and explore no
-// interleaving.
+// goroutine explore: they differ only in what Go leaves to chance
+// (math/rand's values, the orders of map ranges, the time that passes
+// between two readings of the clock: engine.GoRandomUID), which a test run
+// natively draws once; a thousand of them would cost a thousand native runs
+// and explore no interleaving.
 const sequentialRuns = 10
 
 // sequential reports whether res is of a run in which the body never
-// started a goroutine and drew nothing but what Go draws at random: the
+// started a goroutine and drew nothing but what Go leaves to chance: the
 // strategy had no decision to make, and no fault, clock fault or value of
 // the test's own (T.Entropy) was drawn.
 func sequential(res *Result) bool {
