@@ -7,6 +7,7 @@ import (
 	randv2 "math/rand/v2"
 	"reflect"
 	"slices"
+	"unsafe"
 
 	"github.com/dstgo/dst/internal/engine"
 )
@@ -36,18 +37,37 @@ func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
 			return
 		}
 		keys := make([]K, 0, len(m))
-		vals := make([]V, 0, len(m))
-		for k, v := range m {
-			keys = append(keys, k)
-			vals = append(vals, v)
+		var vals []V // the values as the range began, for NaN keys
+		if kind := reflect.TypeFor[K]().Kind(); sortsInPlace(kind) {
+			// No key of these kinds is a NaN: the lookups below find
+			// every key not deleted since.
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sortKeys(keys, kind)
+		} else {
+			unordered := make([]K, 0, len(m))
+			unorderedVals := make([]V, 0, len(m))
+			for k, v := range m {
+				unordered = append(unordered, k)
+				unorderedVals = append(unorderedVals, v)
+			}
+			vals = make([]V, 0, len(m))
+			for _, i := range sortedOrder(unordered) {
+				keys = append(keys, unordered[i])
+				vals = append(vals, unorderedVals[i])
+			}
 		}
-		order := sortedOrder(keys)
+		// Shuffling the keys swaps them as shuffling their indexes did: the
+		// same seed gives the same order.
 		seed := g.Source().At(mapKey).Uint64()
-		randv2.New(randv2.NewPCG(seed, seed>>32|seed<<32)).Shuffle(len(order), func(i, j int) {
-			order[i], order[j] = order[j], order[i]
+		randv2.New(randv2.NewPCG(seed, seed>>32|seed<<32)).Shuffle(len(keys), func(i, j int) {
+			keys[i], keys[j] = keys[j], keys[i]
+			if vals != nil {
+				vals[i], vals[j] = vals[j], vals[i]
+			}
 		})
-		for _, i := range order {
-			k := keys[i]
+		for i, k := range keys {
 			v, ok := m[k]
 			if !ok {
 				if k == k {
@@ -62,7 +82,61 @@ func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
 	}
 }
 
-// sortedOrder returns the indexes of keys in the keys' canonical order.
+// sortsInPlace reports whether sortKeys orders keys of kind: integers,
+// strings and booleans, ordered by value, which for distinct keys is the
+// only order.
+func sortsInPlace(kind reflect.Kind) bool {
+	switch kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.String, reflect.Bool:
+		return true
+	}
+	return false
+}
+
+// sortKeys puts keys of a kind sortsInPlace reports in order by value. It
+// sorts them as their kind's predeclared type, which has their layout,
+// whatever their named type: no reflection and no comparison function per
+// key (a map of a million keys took 1.5 s to order through reflect).
+func sortKeys[K comparable](keys []K, kind reflect.Kind) {
+	if len(keys) < 2 {
+		return
+	}
+	p, n := unsafe.Pointer(unsafe.SliceData(keys)), len(keys)
+	switch kind {
+	case reflect.Int:
+		slices.Sort(unsafe.Slice((*int)(p), n))
+	case reflect.Int8:
+		slices.Sort(unsafe.Slice((*int8)(p), n))
+	case reflect.Int16:
+		slices.Sort(unsafe.Slice((*int16)(p), n))
+	case reflect.Int32:
+		slices.Sort(unsafe.Slice((*int32)(p), n))
+	case reflect.Int64:
+		slices.Sort(unsafe.Slice((*int64)(p), n))
+	case reflect.Uint:
+		slices.Sort(unsafe.Slice((*uint)(p), n))
+	case reflect.Uint8, reflect.Bool: // a bool's byte is 0 or 1
+		slices.Sort(unsafe.Slice((*uint8)(p), n))
+	case reflect.Uint16:
+		slices.Sort(unsafe.Slice((*uint16)(p), n))
+	case reflect.Uint32:
+		slices.Sort(unsafe.Slice((*uint32)(p), n))
+	case reflect.Uint64:
+		slices.Sort(unsafe.Slice((*uint64)(p), n))
+	case reflect.Uintptr:
+		slices.Sort(unsafe.Slice((*uintptr)(p), n))
+	case reflect.String:
+		slices.Sort(unsafe.Slice((*string)(p), n))
+	default:
+		panic("native: sortKeys of kind " + kind.String())
+	}
+}
+
+// sortedOrder returns the indexes of keys in the keys' canonical order, for
+// keys of the kinds sortKeys does not order: floats by value, others by
+// their %#v form, in a stable sort.
 func sortedOrder[K comparable](keys []K) []int {
 	order := make([]int, len(keys))
 	for i := range order {
@@ -72,35 +146,22 @@ func sortedOrder[K comparable](keys []K) []int {
 		return order
 	}
 	type sortKey struct {
-		n float64 // floats, and integers' order where they fit
-		i int64
-		u uint64
+		n float64
 		s string
 	}
 	sk := make([]sortKey, len(keys))
 	kind := reflect.TypeFor[K]().Kind()
 	for i, k := range keys {
-		v := reflect.ValueOf(k)
 		switch kind {
-		case reflect.String:
-			sk[i].s = v.String()
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			sk[i].i = v.Int()
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			sk[i].u = v.Uint()
 		case reflect.Float32, reflect.Float64:
-			sk[i].n = v.Float()
-		case reflect.Bool:
-			if v.Bool() {
-				sk[i].i = 1
-			}
+			sk[i].n = reflect.ValueOf(k).Float()
 		default:
 			sk[i].s = fmt.Sprintf("%#v", k)
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		x, y := sk[a], sk[b]
-		return cmp.Or(cmp.Compare(x.n, y.n), cmp.Compare(x.i, y.i), cmp.Compare(x.u, y.u), cmp.Compare(x.s, y.s))
+		return cmp.Or(cmp.Compare(x.n, y.n), cmp.Compare(x.s, y.s))
 	})
 	return order
 }

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,9 +35,10 @@ import (
 type T struct {
 	*testing.T
 
-	run    *schedtest.T
-	parent *T
-	name   string
+	run     *schedtest.T
+	parent  *T
+	name    string
+	helpers *helperSites // the run's, shared with its subtests
 
 	// Guarded by the scheduler: one goroutine of the run runs at a time
 	// (see the norace accessors).
@@ -66,7 +70,7 @@ func Wrap(t *testing.T, body func(t *T)) {
 	t.Helper()
 	var skip atomic.Pointer[string]
 	schedtest.TestWith(t, schedtest.Options{Timeout: testTimeout()}, func(rt *schedtest.T) {
-		w := &T{T: t, run: rt, name: t.Name()}
+		w := &T{T: t, run: rt, name: t.Name(), helpers: newHelperSites()}
 		w.main(body)
 		if w.isSkipped() {
 			msg := w.skipMsg
@@ -145,7 +149,7 @@ func (t *T) Run(name string, f func(t *T)) bool {
 	if !selected(full) {
 		return true
 	}
-	sub := &T{T: t.T, run: t.run, parent: t, name: full}
+	sub := &T{T: t.T, run: t.run, parent: t, name: full, helpers: t.helpers}
 	sub.started.Add(1)
 	sched.Go(func() { sub.main(f) })
 	sub.started.Wait()
@@ -173,7 +177,83 @@ func (t *T) Name() string { return t.name }
 
 // Helper marks the calling function as a test helper, as testing.T's does:
 // a failure it reports is placed at its caller's line.
-func (t *T) Helper() { t.run.Helper() }
+//
+// The run marks the function of the first frame outside the tool, which it
+// finds by symbolizing the stack: some microseconds, where testify calls
+// Helper twice an assertion (ristretto's TestTreeBasic spent half its time
+// there, checking a million entries). A call site of the user's marks its
+// own function, the same at every call: once the run has marked it, a call
+// from that site again is a no-op, as go test's own Helper keeps the sites
+// it has seen.
+func (t *T) Helper() {
+	h := t.helpers
+	var pc [1]uintptr
+	if h == nil || runtime.Callers(2, pc[:]) == 0 {
+		t.run.Helper()
+		return
+	}
+	h.mu.Lock()
+	marked := h.sites[pc[0]]
+	h.mu.Unlock()
+	if marked {
+		return
+	}
+	t.run.Helper()
+	if usersFrame(pc[0]) {
+		h.mu.Lock()
+		h.sites[pc[0]] = true
+		h.mu.Unlock()
+	}
+}
+
+// helperSites are the call sites of Helper whose function a run has
+// marked. The goroutines of a run take turns with no happens-before edge
+// between them; the lock gives them the edge that the run's own list of
+// helpers, locked at each call, gave them before.
+type helperSites struct {
+	mu    sync.Mutex
+	sites map[uintptr]bool
+}
+
+func newHelperSites() *helperSites { return &helperSites{sites: make(map[uintptr]bool)} }
+
+// usersFrame reports whether the frame at pc is surely the user's, so that
+// the run marks that frame's own function when it is Helper's caller; a
+// frame that might be the tool's (its function or its file is this
+// module's, or the runtime's, and it is not in a _test.go file) would have
+// the run look further up a stack that can differ from call to call.
+func usersFrame(pc uintptr) bool {
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	if f.Function == "" || f.File == "" {
+		return false
+	}
+	for _, tool := range []string{"runtime.", "runtime/", "iter."} {
+		if strings.HasPrefix(f.Function, tool) {
+			return false
+		}
+	}
+	if strings.HasSuffix(f.File, "_test.go") {
+		return true // a test's, even of the tool's packages, as the run says
+	}
+	if strings.HasPrefix(f.Function, toolModule+"/") || strings.HasPrefix(f.Function, toolModule+".") {
+		return false
+	}
+	return toolRoot == "" || !strings.HasPrefix(f.File, toolRoot)
+}
+
+// toolModule is the tool's module path, and toolRoot the directory of its
+// source ("" if unknown), with a trailing slash.
+var (
+	toolModule = strings.TrimSuffix(reflect.TypeFor[T]().PkgPath(), "/sched/native/nativetest")
+	toolRoot   = func() string {
+		_, file, _, ok := runtime.Caller(0)
+		if !ok {
+			return ""
+		}
+		// file is <root>/sched/native/nativetest/nativetest.go
+		return path.Dir(path.Dir(path.Dir(path.Dir(file)))) + "/"
+	}()
+)
 
 // Log and Logf keep their output for the failing run's report. As in go
 // test, a test that has completed logs to its closest parent that has not,

@@ -1,0 +1,147 @@
+package native_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/dstgo/dst/sched/native"
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+// TestMapOrderUnchanged: a seed ranges over maps of integer, string,
+// struct, float and bool keys in the orders it did before the keys of
+// integer, string and bool kinds were sorted in place (the orders below
+// are those of the code before), so a saved recording replays the run it
+// recorded.
+func TestMapOrderUnchanged(t *testing.T) {
+	type point struct{ x, y int }
+	var out []string
+	_, err := schedtest.Run(schedtest.Options{Seed: 7}, func(*schedtest.T) {
+		ints := map[int]bool{}
+		strs := map[string]bool{}
+		u8 := map[uint8]bool{}
+		pts := map[point]bool{}
+		fl := map[float64]bool{}
+		for i := range 12 {
+			ints[(i-6)*1000003] = true
+			strs[fmt.Sprint("k", i*7%12)] = true
+			u8[uint8(i*37)] = true
+			pts[point{i % 3, -i}] = true
+			fl[float64(i)/3-1] = true
+		}
+		bools := map[bool]int{true: 1, false: 0}
+		for range 2 {
+			var s string
+			for k := range native.Map(ints) {
+				s += fmt.Sprint(k, ",")
+			}
+			out = append(out, s)
+			s = ""
+			for k := range native.Map(strs) {
+				s += fmt.Sprint(k, ",")
+			}
+			out = append(out, s)
+			s = ""
+			for k := range native.Map(u8) {
+				s += fmt.Sprint(k, ",")
+			}
+			out = append(out, s)
+			s = ""
+			for k := range native.Map(pts) {
+				s += fmt.Sprint(k.x, k.y, ",")
+			}
+			out = append(out, s)
+			s = ""
+			for k := range native.Map(fl) {
+				s += fmt.Sprintf("%.3g,", k)
+			}
+			out = append(out, s)
+			s = ""
+			for k := range native.Map(bools) {
+				s += fmt.Sprint(k, ",")
+			}
+			out = append(out, s)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"2000006,-1000003,-4000012,-5000015,-3000009,3000009,1000003,4000012,-6000018,0,5000015,-2000006,",
+		"k10,k7,k3,k9,k6,k1,k0,k11,k8,k4,k5,k2,",
+		"222,37,3,77,148,40,74,114,0,111,151,185,",
+		"2 -5,2 -2,1 -10,0 -9,2 -11,1 -4,0 -3,0 0,0 -6,1 -1,1 -7,2 -8,",
+		"1.33,0,2.33,-0.333,1,2,0.667,2.67,0.333,-0.667,1.67,-1,",
+		"true,false,",
+		"4000012,-4000012,5000015,-2000006,-5000015,-1000003,1000003,-6000018,3000009,0,2000006,-3000009,",
+		"k8,k0,k7,k10,k9,k1,k5,k2,k6,k4,k11,k3,",
+		"77,3,74,185,148,40,111,222,114,37,151,0,",
+		"1 -1,0 -6,2 -2,0 -3,1 -4,2 -8,2 -5,2 -11,0 -9,0 0,1 -10,1 -7,",
+		"-0.333,2.33,1.67,2,-0.667,0.667,-1,1,0,2.67,0.333,1.33,",
+		"true,false,",
+	}
+	if !slices.Equal(out, want) {
+		t.Errorf("orders:\n%q\nwant (as before):\n%q", out, want)
+	}
+}
+
+// TestMapRangeAsDocumented: inside a run, Map produces each entry once,
+// with its value when the range reaches it; not an entry deleted before
+// the range reaches it, nor one added during the range; NaN keys with
+// their values; and it stops when the body breaks. Keys of the kinds
+// sorted in place and of those ordered through reflect alike.
+func TestMapRangeAsDocumented(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 3}, func(rt *schedtest.T) {
+		ints := map[int]int{}
+		for i := range 100 {
+			ints[i] = i
+		}
+		got := map[int]int{}
+		for k, v := range native.Map(ints) {
+			got[k] = v
+			delete(ints, k^1) // the partner, if not yet reached, is not produced
+			ints[k+1000] = k  // added: not produced
+			if _, ok := ints[k^2]; ok && k^2 < 100 {
+				ints[k^2] = -1 // updated: produced with its new value
+			}
+		}
+		for k, v := range got {
+			if k >= 100 {
+				rt.Errorf("the key %d added during the range was produced", k)
+			}
+			if _, ok := got[k^1]; ok {
+				rt.Errorf("keys %d and %d were both produced, though each deletes the other", k, k^1)
+			}
+			if v != k && v != -1 {
+				rt.Errorf("key %d produced with %d", k, v)
+			}
+		}
+		nan := math.NaN()
+		fl := map[float64]string{nan: "a", nan: "b", 1: "one"}
+		fl[math.NaN()] = "c"
+		var vals []string
+		for _, v := range native.Map(fl) {
+			vals = append(vals, v)
+		}
+		slices.Sort(vals)
+		if want := []string{"a", "b", "c", "one"}; !slices.Equal(vals, want) {
+			rt.Errorf("a map with NaN keys ranged over %q, want %q in some order", vals, want)
+		}
+		n := 0
+		for range native.Map(map[string]int{"a": 1, "b": 2, "c": 3}) {
+			n++
+			break
+		}
+		if n != 1 {
+			rt.Errorf("the range went on %d times after a break", n)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatal(res.Failure)
+	}
+}
