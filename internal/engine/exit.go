@@ -199,9 +199,9 @@ func (r *Run) finish(f *Failure) {
 	if r.pending != nil {
 		f = r.pending
 	}
-	if f == nil && r.cfg.Timeout > 0 && r.now >= r.cfg.Timeout {
-		// The clock reached the timeout in a wait that ended the run (a
-		// sleep the body returned from): Go would have stopped it there.
+	if f == nil && r.cfg.Timeout > 0 && r.bodyAt >= r.cfg.Timeout && r.root.state == gExited {
+		// The clock reached the timeout in a wait the body returned from
+		// (a sleep), and the run ended: Go would have stopped it there.
 		f = r.timeoutFailure()
 	}
 	if f != nil && r.failure == nil {

@@ -78,6 +78,9 @@ type progressState struct {
 	leftSince                  time.Duration
 	leftSpent                  bool // the goroutines left ran on timers past their budget
 
+	// bodyAt is the time at which the body returned.
+	bodyAt time.Duration
+
 	// pastAt is the step at which the run outgrew the step bound and went
 	// on unexplored, 0 while it explores; slice is how many points in a row
 	// the running goroutine has had the turn since.
@@ -169,6 +172,9 @@ func (r *Run) blocked() {
 //
 //go:norace
 func (r *Run) leftBehind(g *G) {
+	if g == r.root {
+		r.bodyAt = r.now
+	}
 	if g == r.root || r.live < r.leftMin {
 		r.leftMin, r.leftAt, r.leftTicks, r.leftSince = r.live, r.steps, 0, r.now
 	}

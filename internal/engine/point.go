@@ -105,7 +105,9 @@ func (g *G) Point(op Op, o *Obj) {
 			r.advance() // time passes while goroutines compute
 		}
 	}
-	if r.now >= r.cfg.Timeout && r.cfg.Timeout > 0 {
+	if r.now >= r.cfg.Timeout && r.cfg.Timeout > 0 && r.root.state != gExited {
+		// Once the body has returned, the test is over for go test, and
+		// what keeps running is the leak oracle's.
 		g.failNow(r.stoppedAt(g, r.timeoutFailure()))
 	}
 	if len(r.runnable) == 1 {

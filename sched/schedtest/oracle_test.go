@@ -1142,3 +1142,17 @@ func TestTimeout(t *testing.T) {
 		t.Errorf("a negative timeout: %v", err)
 	}
 }
+
+// Once the body has returned, the test is over for go test: goroutines left
+// behind on a slow ticker are the leak oracle's, however far the clock goes
+// for it, not a timeout.
+func TestTimeoutEndsWithTheBody(t *testing.T) {
+	res := run(t, schedtest.Options{Seed: 1, Timeout: time.Minute}, func(t *schedtest.T) {
+		tk := vtime.NewTicker(10 * time.Second)
+		sched.Go(func() {
+			for range tk.C.All() {
+			}
+		})
+	})
+	wantFailure(t, res, schedtest.Leak, "still running on timers")
+}
