@@ -1000,7 +1000,10 @@ func TestBusyClockLetsTimersFireWhileGoroutinesSpin(t *testing.T) {
 // ticker ticks alongside; the clock stays where it was.
 func TestLongestDurationNeverFires(t *testing.T) {
 	const forever = time.Duration(1<<63 - 1)
-	explore(t, 20, schedtest.Options{ClockFaults: schedtest.ClockFaults{LateProbability: 0.5, MaxLate: time.Second}}, func(t *schedtest.T) {
+	// The sleeper is left asleep for good when the body returns.
+	sleeper := "github.com/dstgo/dst/vtime_test.TestLongestDurationNeverFires.func1.1"
+	explore(t, 20, schedtest.Options{ClockFaults: schedtest.ClockFaults{LateProbability: 0.5, MaxLate: time.Second},
+		IgnoreAnyFunction: []string{sleeper}}, func(t *schedtest.T) {
 		vtime.Sleep(time.Millisecond)
 		never := vtime.NewTimer(forever)
 		reset := vtime.NewTimer(time.Hour)
@@ -1027,4 +1030,27 @@ func TestLongestDurationNeverFires(t *testing.T) {
 			t.Errorf("the clock is %v past its start", d)
 		}
 	})
+}
+
+// A timer due at the end of time is never due: a run whose only timer it
+// is stalls (a deadlock, as in Go, where it would hang), and an idle ticker
+// beside it does not tick for ever on the way there.
+func TestEndOfTimeStalls(t *testing.T) {
+	const forever = time.Duration(1<<63 - 1)
+	for _, ticker := range []bool{false, true} {
+		res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(t *schedtest.T) {
+			if ticker {
+				tk := vtime.NewTicker(1500 * time.Millisecond)
+				defer tk.Stop()
+			}
+			vtime.Sleep(700 * time.Millisecond)
+			vtime.NewTimer(forever).C.Recv()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failure == nil || res.Failure.Kind != schedtest.Deadlock {
+			t.Errorf("ticker %v: %v, want a deadlock", ticker, res.Failure)
+		}
+	}
 }

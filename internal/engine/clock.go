@@ -397,6 +397,9 @@ func (r *Run) advance() bool {
 	if len(r.timers) == 0 || r.idleAdvances >= idleAdvanceLimit {
 		return false
 	}
+	if r.timers[0].when == math.MaxInt64 {
+		return false // due at the end of time: never, as in Go
+	}
 	r.progress++
 	next := r.timers[0].when
 	if r.timers[0].period > 0 {
@@ -409,8 +412,8 @@ func (r *Run) advance() bool {
 				next = t.when
 			}
 		}
-		if next < 0 {
-			return false // only idle tickers: nothing can ever happen
+		if next < 0 || next == math.MaxInt64 {
+			return false // only idle tickers, or timers due never: nothing can ever happen
 		}
 		// Only advances that fire tickers alone count towards the limit:
 		// one-shot timers are finite, and firing one that wakes nobody (a
@@ -421,7 +424,7 @@ func (r *Run) advance() bool {
 				oneShot = true
 			}
 			if t.period > 0 && t.when < next && t.idle != nil && t.idle(t) {
-				t.when += (next - t.when + t.period - 1) / t.period * t.period
+				t.when = addClamped(t.when, (next-t.when+t.period-1)/t.period*t.period)
 			}
 		}
 		if !oneShot {

@@ -58,6 +58,14 @@ func runChild(t *testing.T, bound time.Duration, explore bool, args []string, en
 	}
 	cmd := exec.CommandContext(ctx, os.Args[0], append(all, args...)...)
 	cmd.Env = append(os.Environ(), env...)
+	if os.Getenv(TestTimeoutEnv) == "" {
+		// A wrapped test's runs time out at go test's -timeout on the
+		// virtual clock (nativetest.Wrap): the child's is this process's,
+		// not the bound its own -test.timeout says.
+		if f := flag.Lookup("test.timeout"); f != nil {
+			cmd.Env = append(cmd.Env, TestTimeoutEnv+"="+f.Value.String())
+		}
+	}
 	cmd.WaitDelay = childGrace
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
@@ -137,3 +145,8 @@ func scheduleArgs(name string, o Options, x exploration) (args []string, cleanup
 	}
 	return args, cleanup, nil
 }
+
+// TestTimeoutEnv names the variable that tells a child process of the test
+// binary the -timeout go test gave the process that started it: a wrapped
+// test's virtual timeout is that, in the child too (nativetest.Wrap).
+const TestTimeoutEnv = "DST_GOTEST_TIMEOUT"

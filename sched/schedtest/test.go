@@ -209,7 +209,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 			x.past++
 		}
 		if o.stopSequential && x.n == sequentialRuns && x.sequential == x.n-1 && sequential(x.res) &&
-			x.res.Failure == nil && o.Recording == nil && o.namedBy == "" {
+			x.res.Failure == nil && o.Recording == nil && o.namedBy == "" && (failedBefore || tb == nil || !tb.Failed()) {
 			x.sequential++
 			break // the test has no interleaving to explore
 		}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"reflect"
 	"regexp"
@@ -86,6 +87,13 @@ func Wrap(t *testing.T, body func(t *T)) {
 // wrapped test is written for real time, and one whose virtual clock gets
 // that far would have been stopped there.
 func testTimeout() time.Duration {
+	if s := os.Getenv(schedtest.TestTimeoutEnv); s != "" {
+		// A child process the harness started: its own -timeout is its
+		// bound, not the test's.
+		if d, err := time.ParseDuration(s); err == nil {
+			return max(d, 0)
+		}
+	}
 	if f := flag.Lookup("test.timeout"); f != nil {
 		if g, ok := f.Value.(flag.Getter); ok {
 			if d, ok := g.Get().(time.Duration); ok && d > 0 {
