@@ -75,9 +75,12 @@ type Options struct {
 	// (-dst.pctsteps). Default: the most steps an earlier schedule of the
 	// same test took, at least 100.
 	PCTSteps int
-	// MaxSteps is the step bound: a run that reaches this many scheduling
-	// points fails (-dst.maxsteps), as a livelock if it made no progress
-	// for the livelock window before it, else as StepBound. It is the last
+	// MaxSteps is the step bound (-dst.maxsteps): a run that reaches this
+	// many scheduling points fails as a livelock if it made no progress for
+	// the livelock window before it; else it is working, and its
+	// exploration ends there: it goes on unexplored, each goroutine keeping
+	// the turn until it blocks, yields or polls (or for 100 points), and
+	// fails as StepBound only at ten times the bound. It is the last
 	// resort: a run fails as a livelock as soon as its goroutines keep
 	// running and yielding or polling (sched.Yield, runtime.Gosched, a
 	// TryLock or CompareAndSwap that fails, a select that takes its default

@@ -96,10 +96,11 @@ func (r *Result) WriteTrace(path string) error {
 //     window. The report shows where each goroutine spun. A run that does
 //     a lot of work makes progress and goes on.
 //
-//   - StepBound: the run reached Options.MaxSteps scheduling points though
-//     it kept making progress: an endless loop that blocks and wakes (a
-//     poller whose condition never comes, a server nobody stops), or a
-//     test bigger than the bound.
+//   - StepBound: the run reached ten times Options.MaxSteps scheduling
+//     points though it kept making progress or working (past MaxSteps it
+//     went on unexplored): an endless loop that blocks and wakes (a poller
+//     whose condition never comes, a server nobody stops), or a test
+//     bigger than the bound.
 //
 //   - Leak also reports goroutines left behind that are not blocked: once
 //     the body has returned, they may run until they exit or block, but
