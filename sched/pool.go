@@ -4,7 +4,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 )
 
@@ -27,7 +26,7 @@ type Pool struct {
 
 // keyPoolEmptied is the entropy key of the decisions that a garbage
 // collection emptied a pool.
-var keyPoolEmptied = entropy.KeyOf("sched.pool.emptied")
+var keyPoolEmptied = engine.KeyPoolEmptied
 
 // poolEmptied is the probability that a Get which would find items finds
 // the pool emptied instead.

@@ -282,17 +282,21 @@ func StrategyUID(u entropy.UID) bool {
 var (
 	KeyRand     = entropy.KeyOf("math/rand")
 	KeyMapOrder = entropy.KeyOf("map range")
+	// KeyPoolEmptied: whether a garbage collection emptied a sync.Pool
+	// (sched.Pool) before a Get.
+	KeyPoolEmptied = entropy.KeyOf("sched.pool.emptied")
 )
 
 // GoRandomUID reports whether u is one of the uids drawn in place of what Go
-// leaves to chance in a program of one goroutine: math/rand's values and the
-// orders of map ranges (KeyRand, KeyMapOrder), how much time passes between
+// leaves to chance in a program of one goroutine: math/rand's values, the
+// orders of map ranges and what the garbage collector keeps of a sync.Pool
+// (KeyRand, KeyMapOrder, KeyPoolEmptied), how much time passes between
 // two readings of the clock, in native work and while polling, and the
 // order of timers due at the same time. Neither the strategy's decisions
 // nor the faults injected (clock faults included) nor a test's own values.
 func GoRandomUID(u entropy.UID) bool {
 	switch u.Key() {
-	case KeyRand, KeyMapOrder, keyReadings, keyNativeStep, keyNativeTime, keySpin, keyTimerOrder:
+	case KeyRand, KeyMapOrder, KeyPoolEmptied, keyReadings, keyNativeStep, keyNativeTime, keySpin, keyTimerOrder:
 		return true
 	}
 	return false

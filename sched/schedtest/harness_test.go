@@ -831,6 +831,9 @@ func TestSequentialTestStopsEarly(t *testing.T) {
 				_ = k + native.Rand().Intn(10)
 				_ = native.Now() // the time between readings is drawn
 			}
+			var pool sched.Pool
+			pool.Put(1)
+			pool.Get() // whether a collection emptied it is drawn
 		}, 10},
 		{"a goroutine", func(t *schedtest.T) {
 			var wg sched.WaitGroup
