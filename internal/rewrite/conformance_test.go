@@ -121,9 +121,13 @@ func TestConformance(t *testing.T) {
 	if len(objs) != len(plain) || len(plain) == 0 {
 		t.Fatalf("%d cases rewritten, %d plain", len(objs), len(plain))
 	}
+	// The cases whose outcome Go leaves to chance outside a run too (a
+	// pool's item put on another P may not be found) are checked under the
+	// scheduler only.
+	chance := map[string]bool{"SelectBothReady": true, "SendOrder": true, "MapRangeOrder": true, "Pool": true}
 	for _, o := range objs {
 		name, got := o["name"].(string), o["got"].(string)
-		if want := plain[name]; got != want && name != "SelectBothReady" && name != "SendOrder" && name != "MapRangeOrder" {
+		if want := plain[name]; got != want && !chance[name] {
 			t.Errorf("%s outside a run: rewritten %q, Go %q", name, got, want)
 		}
 	}
