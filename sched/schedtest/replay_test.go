@@ -260,6 +260,33 @@ func TestOptionsSurviveTheTrace(t *testing.T) {
 	}
 }
 
+// A run's timeout survives its trace: a replay fails where the recorded
+// run did, not later or never.
+// Regression (found in review, fixed): a replay ran without a timeout, so
+// a wrapped test's timeout replayed as a pass and the trace diverged.
+func TestTimeoutSurvivesTheTrace(t *testing.T) {
+	body := func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() { vtime.Sleep(2 * time.Hour) })
+		wg.Wait()
+	}
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true, Timeout: time.Hour}, body)
+	if err != nil || res.Failure == nil || res.Failure.Kind != schedtest.Timeout {
+		t.Fatalf("want a timeout: %v %v", err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "timeout.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	again, err := schedtest.Replay(path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Failure == nil || again.Failure.Kind != schedtest.Timeout {
+		t.Errorf("the replay: %v, want a timeout", again.Failure)
+	}
+}
+
 // A divergence from a trace recorded without source locations still says
 // where the new run was.
 func TestDivergenceFromATraceWithoutLocations(t *testing.T) {

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/vtime"
 )
 
 // childBodies are the bodies the tests of this file run in a child test
@@ -35,7 +37,17 @@ var childBodies = map[string]func(*schedtest.T){
 			smallLostUpdate(t)
 		}
 	},
+	// Outlives its timeout (childTimeout) on the virtual clock.
+	"slow": func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() { vtime.Sleep(2 * time.Hour) })
+		wg.Wait()
+	},
 }
+
+// childTimeout is the virtual timeout of the child's "slow" body, as a
+// wrapped test's is go test's -timeout.
+const childTimeout = time.Hour
 
 // smallLostUpdate loses one of two updates when the goroutines interleave.
 func smallLostUpdate(t *schedtest.T) {
@@ -63,7 +75,11 @@ func TestChildReproduce(t *testing.T) {
 	if !ok {
 		t.Skip("run by the tests of reproduce_test.go")
 	}
-	schedtest.TestWith(t, schedtest.Options{Strategy: "random", Seed: 1, Iterations: 50}, body)
+	o := schedtest.Options{Strategy: "random", Seed: 1, Iterations: 50}
+	if os.Getenv("DST_CHILD") == "slow" {
+		o.Timeout = childTimeout
+	}
+	schedtest.TestWith(t, o, body)
 }
 
 // childEnv runs the test binary's TestChildReproduce with body mode, the
@@ -161,6 +177,29 @@ func TestReproduceNamesTool(t *testing.T) {
 	}
 	if !strings.Contains(out, "go get -tool github.com/dstgo/dst/cmd/dstreplay") {
 		t.Errorf("no note says what go tool dstreplay needs:\n%s", out)
+	}
+}
+
+// TestReproduceKeepsTimeout: the reproduce line of a wrapped test whose
+// timeout is not go test's default runs it under the same -timeout, which
+// is its virtual timeout; without it the line's run fails later, or, as
+// here, passes.
+// Regression (found in review, fixed): the line carried no -timeout.
+func TestReproduceKeepsTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test binary")
+	}
+	out, err := childEnv(t, "off", ".", "slow", []string{"DST_REWRITTEN=-wrap", "DST_TOOL=" + os.Args[0] + " -"},
+		os.Args[0], "-test.run=^TestChildReproduce$")
+	if err == nil || !strings.Contains(out, "timeout: the virtual clock reached") {
+		t.Fatalf("the child did not time out: %v\n%s", err, out)
+	}
+	m := anyReproduceRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no reproduce line:\n%s", out)
+	}
+	if !strings.HasSuffix(m[1], " -timeout="+childTimeout.String()) {
+		t.Errorf("the reproduce line does not run with go test's -timeout of the run:\n%s", m[1])
 	}
 }
 

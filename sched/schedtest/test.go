@@ -365,10 +365,7 @@ func reproduce(name string, o Options, x exploration) string {
 	}
 	args := goTest()
 	args = append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)), shellWord("-dst.input="+path))
-	if o.MaxSteps != engine.DefaultMaxSteps {
-		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
-	}
-	return strings.Join(args, " ")
+	return strings.Join(append(args, optionFlags(o)...), " ")
 }
 
 // inputFile writes schedule s, with rec (every value its run drew, so that
@@ -605,11 +602,27 @@ func reproduceLine(name string, o Options, s plan) string {
 	args := goTest()
 	args = append(args, packageArg(), "-run", shellQuote(gotest.RunPattern(name)))
 	args = append(args, s.Flags()...)
+	return strings.Join(append(args, optionFlags(o)...), " ")
+}
+
+// optionFlags are the flags a reproduce line needs for the options of the
+// run that are not the schedule's, when they are not the defaults.
+func optionFlags(o Options) []string {
+	var args []string
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
-	return strings.Join(args, " ")
+	if currentMode().wrap && o.Timeout != goTestTimeout {
+		// A wrapped test's virtual timeout is go test's -timeout: the
+		// line runs it under the same one, or the run would fail later
+		// (or not at all).
+		args = append(args, "-timeout="+o.Timeout.String())
+	}
+	return args
 }
+
+// goTestTimeout is go test's -timeout when none is given.
+const goTestTimeout = 10 * time.Minute
 
 // goTest is the command that runs the test again, as this run does: go
 // test, or, for code that dstreplay test rewrote, the same through

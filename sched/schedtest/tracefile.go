@@ -223,6 +223,11 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	if o.FaultProbability != 0 {
 		h.Options = append(h.Options, fmt.Sprintf("faultprobability=%v", o.FaultProbability))
 	}
+	if o.Timeout > 0 {
+		// A run whose clock reaches it fails: a replay under another
+		// timeout (a wrapped test's is go test's -timeout) would not.
+		h.Options = append(h.Options, "timeout="+o.Timeout.String())
+	}
 	if !o.Start.IsZero() {
 		h.Options = append(h.Options, "start="+o.Start.Format(time.RFC3339Nano))
 		if o.startMoved {
@@ -300,6 +305,7 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 	}
 	s := plan{Schedule: sc}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
+	o.Timeout = 0 // none unless the trace says
 	o.startMoved = false
 	zone, moved := "", false
 	for _, opt := range h.Options {
@@ -316,6 +322,10 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 			o.Faults[strings.TrimPrefix(k, "fault.")], err = strconv.ParseFloat(v, 64)
 		case k == "faultprobability":
 			o.FaultProbability, err = strconv.ParseFloat(v, 64)
+		case k == "timeout":
+			if o.Timeout, err = time.ParseDuration(v); err == nil && o.Timeout <= 0 {
+				err = fmt.Errorf("not positive")
+			}
 		case k == "start":
 			o.Start, err = time.Parse(time.RFC3339Nano, v)
 		case k == "start.zone":
