@@ -55,7 +55,11 @@ type Options struct {
 	// Time bounds the exploration by wall-clock time (-dst.time); Test stops
 	// at whichever of Iterations and Time comes first. A positive -dst.time
 	// given without -dst.iters is the only bound (unless a flag names the
-	// one schedule to run). Default: no bound.
+	// one schedule to run). Default: no bound. Whatever the budget, Test
+	// explores for at most a quarter of the time go test's -timeout leaves
+	// the test binary when the test begins, and notes when it stopped
+	// there, so that a slow test does not end the binary and the tests
+	// after it (-timeout 0: no such bound).
 	Time time.Duration
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.
@@ -162,6 +166,11 @@ type Options struct {
 	// stopSequential: Test stops exploring a test that never starts a
 	// goroutine after sequentialRuns schedules; Explore runs them all.
 	stopSequential bool
+	// stopBy, when set, is when Test stops exploring, so that go test's
+	// -timeout does not end the test binary (deadlineShare).
+	stopBy time.Time
+	// timeLeft is how long the test binary had left when Test began.
+	timeLeft time.Duration
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,15 @@ var childBodies = map[string]func(*schedtest.T){
 		if os.Getenv("DST_TEST_MARK") != "" {
 			smallLostUpdate(t)
 		}
+	},
+	// Takes 20 ms of real time a schedule: a thousand take 20 s.
+	"slowreal": func(t *schedtest.T) {
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			for start := time.Now(); time.Since(start) < 20*time.Millisecond; {
+			}
+		})
+		wg.Wait()
 	},
 	// Outlives its timeout (childTimeout) on the virtual clock.
 	"slow": func(t *schedtest.T) {
@@ -76,8 +86,11 @@ func TestChildReproduce(t *testing.T) {
 		t.Skip("run by the tests of reproduce_test.go")
 	}
 	o := schedtest.Options{Strategy: "random", Seed: 1, Iterations: 50}
-	if os.Getenv("DST_CHILD") == "slow" {
+	switch os.Getenv("DST_CHILD") {
+	case "slow":
 		o.Timeout = childTimeout
+	case "slowreal":
+		o.Iterations = 1000
 	}
 	schedtest.TestWith(t, o, body)
 }
@@ -200,6 +213,29 @@ func TestReproduceKeepsTimeout(t *testing.T) {
 	}
 	if !strings.HasSuffix(m[1], " -timeout="+childTimeout.String()) {
 		t.Errorf("the reproduce line does not run with go test's -timeout of the run:\n%s", m[1])
+	}
+}
+
+// TestExplorationLeavesTimeForTheRest: a test whose schedules would run
+// past go test's -timeout explores for a share of the time left and says
+// so, instead of ending the test binary, and every test after it, with go
+// test's panic.
+// Regression (found on ants' suite, fixed): a thousand schedules of a few
+// seconds each outran the 10-minute default.
+func TestExplorationLeavesTimeForTheRest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test binary for seconds")
+	}
+	out, err := childEnv(t, "off", ".", "slowreal", nil, os.Args[0], "-test.run=^TestChildReproduce$", "-test.v", "-test.timeout=6s")
+	if err != nil {
+		t.Fatalf("the child failed: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`note: (\d+) of 1000 schedules ran in .*: a test explores for at most 1/4 of the time go test's -timeout left`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no note of the exploration stopped near the deadline:\n%s", out)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 10 || n > 150 {
+		t.Errorf("%d schedules of 20 ms ran in a quarter of 6 s", n)
 	}
 }
 

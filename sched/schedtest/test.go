@@ -58,6 +58,10 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	}
 	removeTempsForTest(t)
 	o.stopSequential = true
+	if d, ok := t.Deadline(); ok && !o.isWorker {
+		o.timeLeft = time.Until(d)
+		o.stopBy = time.Now().Add(o.timeLeft / deadlineShare)
+	}
 	if o.isWorker {
 		// A hunt's worker: the saved failures are already known; a
 		// worker that stopped on them would hunt nothing.
@@ -93,6 +97,11 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if x.past > 0 && (x.res == nil || x.res.PastBound == 0) {
 		t.Logf("sched: note: %s", pastNote(x.past, x.n, o.MaxSteps))
 	}
+	if x.nearDeadline {
+		t.Logf("sched: note: %d of %d schedules ran in %v: a test explores for at most 1/%d of the time go test's -timeout "+
+			"left the test binary when it began (%v), so that the tests after it run too; raise -timeout to explore more",
+			x.n, o.Iterations, x.elapsed.Round(time.Millisecond), deadlineShare, o.timeLeft.Round(time.Second))
+	}
 	if x.outerFailed {
 		t.Fatal(outerFailedReport(t.Name(), o, x))
 		return
@@ -123,6 +132,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		limit := ""
 		if !unlimited(o.Iterations) && x.n < o.Iterations {
 			limit = fmt.Sprintf(" (time budget %v reached)", o.Time)
+		}
+		if x.nearDeadline {
+			limit = " (go test's -timeout is near)"
 		}
 		if x.sequential == x.n && x.n == sequentialRuns && x.n < o.Iterations {
 			limit = " (the test started no goroutine in any: there is no interleaving to explore)"
@@ -168,13 +180,16 @@ type exploration struct {
 	outerFailed bool
 	stall       string // the first schedule's Result.Stall, and which it was
 	past        int    // how many schedules outgrew the step bound (Result.PastBound)
-	sequential  int    // how many schedules ran the body alone, with no schedule to draw (see sequential)
-	saveErr     error
-	err         error              // the exploration could not go on (a hunt's corpus)
-	shrunk      *hunt.ShrinkResult // how the failure was shrunk
-	found0      *plan              // the schedule as found, before shrinking
-	found       []exploration      // a hunt's failures, saved, the first being this one
-	hunt        hunt.Stats         // a hunt's loop, when nothing failed
+	// nearDeadline says the exploration stopped before its budget, at
+	// Options.stopBy.
+	nearDeadline bool
+	sequential   int // how many schedules ran the body alone, with no schedule to draw (see sequential)
+	saveErr      error
+	err          error              // the exploration could not go on (a hunt's corpus)
+	shrunk       *hunt.ShrinkResult // how the failure was shrunk
+	found0       *plan              // the schedule as found, before shrinking
+	found        []exploration      // a hunt's failures, saved, the first being this one
+	hunt         hunt.Stats         // a hunt's loop, when nothing failed
 }
 
 // explore runs schedules until one fails or the budget is spent. logf, when
@@ -192,6 +207,12 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 	failedBefore := tb != nil && tb.Failed()
 	for i := 0; i < o.Iterations; i++ {
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
+			break
+		}
+		if !o.stopBy.IsZero() && i > 0 && time.Now().Add(time.Since(start)/time.Duration(i)).After(o.stopBy) {
+			// The next schedule, as long as the mean so far, would end
+			// past the test's share of the time go test left.
+			x.nearDeadline = true
 			break
 		}
 		x.s = o.schedule(i, x.base, pctHint)
@@ -830,6 +851,15 @@ func pastNote(past, n, bound int) string {
 // natively draws once; a thousand of them would cost a thousand native runs
 // and explore no interleaving.
 const sequentialRuns = 10
+
+// deadlineShare: Test explores for at most 1/deadlineShare of the time go
+// test's -timeout leaves the test binary when the test begins. A test
+// whose thousand schedules take an hour (a pool's test at seconds a
+// schedule) would otherwise end the binary, and every test after it, with
+// go test's panic; with a share of what is left, however many tests
+// follow, the binary keeps three quarters of its time for the rest of the
+// test (shrinking a failure, running it alone) and the tests after it.
+const deadlineShare = 4
 
 // sequential reports whether res is of a run in which the body never
 // started a goroutine and drew nothing but what Go leaves to chance: the
