@@ -76,27 +76,36 @@ const tempPrefix = ".tmp-"
 // Write creates. A process killed between the creation and the rename
 // leaves one behind (see RemoveStale).
 func IsTemp(name string) bool {
+	_, ok := tempOf(name)
+	return ok
+}
+
+// tempOf is the base name of the file that the temporary file name was
+// created for: ".tmp-x.trace-123" is x.trace's.
+func tempOf(name string) (string, bool) {
 	rest, ok := strings.CutPrefix(name, tempPrefix)
 	i := strings.LastIndexByte(rest, '-')
 	if !ok || i < 1 || i == len(rest)-1 {
-		return false
+		return "", false
 	}
 	for _, c := range rest[i+1:] {
 		if c < '0' || c > '9' {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return rest[:i], true
 }
 
-// RemoveStale removes from dir the temporary files Write left there (a
-// process killed during a write leaves one) that were last modified at
-// least age ago, and returns their paths. A younger one may be another
-// process's write under way: Write keeps its temporary file a short time,
-// modifying it as it writes. Only regular files whose names IsTemp accepts
-// are removed, never a directory or a symbolic link. A dir that does not
-// exist holds nothing to remove.
-func RemoveStale(dir string, age time.Duration) ([]string, error) {
+// RemoveStale removes from dir the temporary files Write left there for
+// files whose names end in ext (a process killed during a write leaves
+// one) that were last modified at least age ago, and returns their paths.
+// A younger one may be another process's write under way: Write keeps its
+// temporary file a short time, modifying it as it writes. Only regular
+// files whose names IsTemp accepts are removed, never a directory or a
+// symbolic link, and only those of files ending in ext, so that a file of
+// the user's that happens to look like one (".tmp-notes-2024") stays. A
+// dir that does not exist holds nothing to remove.
+func RemoveStale(dir string, age time.Duration, ext string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -107,7 +116,10 @@ func RemoveStale(dir string, age time.Duration) ([]string, error) {
 	var removed []string
 	var errs []error
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if base, ok := tempOf(e.Name()); !ok || len(base) <= len(ext) || !strings.HasSuffix(base, ext) {
 			continue
 		}
 		info, err := e.Info()

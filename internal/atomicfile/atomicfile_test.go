@@ -121,6 +121,9 @@ func TestRemoveStale(t *testing.T) {
 	stale := plant(".tmp-deadlock-1.trace-123456", old)
 	plant(".tmp-deadlock-2.trace-654321", time.Now()) // a write under way
 	plant(".tmp-notours", old)
+	plant(".tmp-notes-2024", old)  // a file of the user's: not a trace's
+	plant(".tmp-draft.txt-1", old) // nor this one
+	plant(".tmp-.trace-1", old)    // nor this one: no trace is named ".trace"
 	plant("deadlock-3.trace", old)
 	if err := os.Mkdir(filepath.Join(dir, ".tmp-dir-1"), 0o755); err != nil {
 		t.Fatal(err)
@@ -128,20 +131,20 @@ func TestRemoveStale(t *testing.T) {
 	if err := os.Symlink(stale, filepath.Join(dir, ".tmp-link-2")); err != nil {
 		t.Fatal(err)
 	}
-	removed, err := RemoveStale(dir, 10*time.Minute)
+	removed, err := RemoveStale(dir, 10*time.Minute, ".trace")
 	if err != nil || len(removed) != 1 || removed[0] != stale {
 		t.Fatalf("RemoveStale = %v, %v; want [%s]", removed, err, stale)
 	}
-	want := []string{".tmp-deadlock-2.trace-654321", ".tmp-dir-1", ".tmp-link-2", ".tmp-notours", "deadlock-3.trace"}
+	want := []string{".tmp-.trace-1", ".tmp-deadlock-2.trace-654321", ".tmp-dir-1", ".tmp-draft.txt-1", ".tmp-link-2", ".tmp-notes-2024", ".tmp-notours", "deadlock-3.trace"}
 	if got := entries(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("left %v, want %v", got, want)
 	}
 	// With age 0, a temporary file of any age goes.
-	if removed, err := RemoveStale(dir, 0); err != nil || len(removed) != 1 {
+	if removed, err := RemoveStale(dir, 0, ".trace"); err != nil || len(removed) != 1 {
 		t.Fatalf("RemoveStale(0) = %v, %v", removed, err)
 	}
 	// A directory that does not exist holds nothing to remove.
-	if removed, err := RemoveStale(filepath.Join(dir, "none"), 0); err != nil || removed != nil {
+	if removed, err := RemoveStale(filepath.Join(dir, "none"), 0, ".trace"); err != nil || removed != nil {
 		t.Fatalf("RemoveStale of a missing directory = %v, %v", removed, err)
 	}
 }

@@ -233,7 +233,7 @@ func init() {
 	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: step bound per run in scheduling points (default 2000000); the livelock window is a hundredth of it")
 	flag.StringVar(&flags.ignoreTop, "dst.ignoretop", "", "sched: leak check: ignore goroutines whose top function is one of these (comma-separated, fully qualified), as goleak.IgnoreTopFunction")
 	flag.StringVar(&flags.ignoreAny, "dst.ignoreany", "", "sched: leak check: ignore goroutines with one of these functions anywhere on their stack (comma-separated), as goleak.IgnoreAnyFunction")
-	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s)")
+	flag.DurationVar(&flags.watchdog, "dst.watchdog", 0, "sched: how long a goroutine may run without a scheduling point (default 5s; negative: no watchdog)")
 	flag.StringVar(&flags.replay, "dst.replay", "", "sched: replay a recording given by its handle")
 	flag.StringVar(&flags.trace, "dst.trace", "", "sched: replay the trace file `path` and report any divergence")
 	flag.IntVar(&flags.brk, "dst.break", 0, "sched: with -dst.trace, stop a debugger at step `n` of the replay (dstreplay debug; the watchdog is off)")

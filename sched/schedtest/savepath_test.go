@@ -266,3 +266,57 @@ func TestVersionedDependencySavesWhereTestRan(t *testing.T) {
 		t.Errorf("the second run did not replay the saved trace:\n%s", out)
 	}
 }
+
+// TestNoSavesThroughLinks: a symbolic link on the way down to a test's
+// saved failures (testdata itself, or the test's directory, planted by a
+// checkout) fails the test, naming the link, before anything is saved,
+// replayed or deleted through it.
+// Regression (found in review, fixed): the trace was written through the
+// link, the next run replayed what the link pointed at, and -dst.prune
+// deleted it.
+func TestNoSavesThroughLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	for _, c := range []struct{ name, dstDir, link string }{
+		{"test's directory", "saved", "saved/TestChildABBA"},
+		{"testdata", "", "testdata"}, // the default, testdata/dst under the package's directory
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			outside := filepath.Join(root, "outside")
+			victim := filepath.Join(outside, "dst", "TestChildABBA", "deadlock-0x1.trace")
+			if c.dstDir != "" {
+				victim = filepath.Join(outside, "deadlock-0x1.trace")
+			}
+			if err := os.MkdirAll(filepath.Dir(victim), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(victim, []byte("not a trace of ours"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(root, c.link)
+			os.MkdirAll(filepath.Dir(link), 0o755)
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
+			saveDir := ""
+			if c.dstDir != "" {
+				saveDir = filepath.Join(root, c.dstDir)
+			}
+			for _, mode := range []string{"abba", "abba-fixed"} {
+				out, err := childSaving(t, saveDir, root, mode, os.Args[0], "-test.run=^TestChildABBA$", "-dst.prune")
+				if err == nil || !strings.Contains(out, "is a symbolic link: saved failures are written, replayed and deleted only in directories beneath") {
+					t.Fatalf("%s: the link was not refused: %v\n%s", mode, err, out)
+				}
+				if strings.Contains(out, "trace saved as") || strings.Contains(out, "replaying") {
+					t.Errorf("%s: saved or replayed through the link:\n%s", mode, out)
+				}
+			}
+			entries, _ := os.ReadDir(filepath.Dir(victim))
+			if len(entries) != 1 {
+				t.Errorf("the directory the link points at holds %d files, want the 1 planted", len(entries))
+			}
+		})
+	}
+}

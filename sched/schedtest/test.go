@@ -56,6 +56,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		replayForTest(t, flags.trace, body, true)
 		return
 	}
+	if err := confined(t.Name()); err != nil {
+		t.Fatal(err)
+	}
 	removeTempsForTest(t)
 	o.stopSequential = true
 	if d, ok := t.Deadline(); ok && !o.isWorker {
@@ -456,6 +459,9 @@ func saveFailure(name string, o Options, x exploration, body func(*T)) (string, 
 	}
 	kind := pathElement(strings.ReplaceAll(string(x.res.Failure.Kind), " ", "-"))
 	file := filepath.Join(testDir(dir, name), fmt.Sprintf("%s-%s.trace", kind, id))
+	if err := confined(name); err != nil {
+		return "", err // the test made a link since it began
+	}
 	// Best effort: what a killed save left does not keep this one from
 	// being written.
 	removeStaleTemps(name, staleTemp)

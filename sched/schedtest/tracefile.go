@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,6 +68,65 @@ func versionedDependencyDir() string {
 		}
 	}
 	return ""
+}
+
+// saveRoot is the directory beneath which the directories of saveDir's
+// failures are made, replayed and pruned, and which holds no link on the
+// way down to them (confined): the directory -dst.dir or $DST_DIR names,
+// which the user chose as it is; else the package's directory, or the
+// one dstreplay test ran in for a versioned dependency.
+func saveRoot() string {
+	switch {
+	case flags.dir != "":
+		return flags.dir
+	case os.Getenv("DST_DIR") != "":
+		return os.Getenv("DST_DIR")
+	case versionedDependencyDir() != "":
+		return os.Getenv("DST_TEST_DIR")
+	}
+	return "."
+}
+
+// confined checks that the directory of the test name's saved failures is
+// reached from saveRoot through directories only, no symbolic link: a link
+// planted in testdata/dst (a checkout holds what a pull request put there)
+// would make go test write traces elsewhere, replay what is there, and
+// with -dst.prune delete it.
+func confined(name string) error {
+	dir := saveDir()
+	if dir == "off" {
+		return nil
+	}
+	root := saveRoot()
+	dirs := []string{testDir(dir, name)}
+	if old := legacyTestDir(dir, name); old != "" {
+		dirs = append(dirs, old)
+	}
+	for _, d := range dirs {
+		rel, err := filepath.Rel(root, d)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // not beneath it (cannot happen: testDir stays in dir)
+		}
+		p := root
+		for _, e := range strings.Split(rel, string(filepath.Separator)) {
+			p = filepath.Join(p, e)
+			fi, err := os.Lstat(p)
+			if err != nil {
+				// Nothing beneath it yet, or a name no file can have (an
+				// older version's, too long): nothing to follow.
+				break
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("sched: %s is a symbolic link: saved failures are written, replayed and deleted only in "+
+					"directories beneath %s, never through a link, which could have them written, read or deleted "+
+					"elsewhere; remove it, or name the directory to save in with -dst.dir", fromRoot(p), fromRoot(root))
+			}
+			if !fi.IsDir() {
+				return fmt.Errorf("sched: %s is not a directory: failures cannot be saved beneath it", fromRoot(p))
+			}
+		}
+	}
+	return nil
 }
 
 // testDir is the directory of a test's saved failures under dir: subtests
@@ -181,7 +241,7 @@ func removeStaleTemps(name string, age time.Duration) (int, string, error) {
 		return 0, "", nil
 	}
 	td := testDir(dir, name)
-	removed, err := atomicfile.RemoveStale(td, age)
+	removed, err := atomicfile.RemoveStale(td, age, ".trace")
 	return len(removed), td, err
 }
 
