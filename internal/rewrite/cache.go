@@ -199,6 +199,15 @@ func openCache(opts Options) (*cache, error) {
 			return nil, err
 		}
 	}
+	top := c.root
+	if len(check) > 0 {
+		top = check[0]
+	}
+	if where, why := sharedAbove(top); where != "" {
+		return nil, fmt.Errorf("rewrite: refusing the cache directory %s: %s is above it and %s, and so could change the code "+
+			"that dstreplay test compiles; make it the user's alone (chmod go-w, or +t for a shared one such as /tmp), %s",
+			c.root, where, why, hint)
+	}
 	return c, nil
 }
 

@@ -289,6 +289,71 @@ func TestCacheRefusesSharedDirectory(t *testing.T) {
 	}
 }
 
+// TestCacheRefusesSharedParent: a directory above the cache that another
+// user could write (not sticky) or owns, or a link on the way that another
+// user owns, is refused: they could move the cache aside and put theirs in
+// its place after the checks. A sticky one, as /tmp is, is not.
+// Regression (found in an attack, fixed): XDG_CACHE_HOME in a 0777
+// directory was used, and another user swapped the cache's directory.
+func TestCacheRefusesSharedParent(t *testing.T) {
+	dir := bareModule(t, map[string]string{"m.go": "package m\n\nfunc F(c chan int) { c <- 1 }\n"})
+	for _, tc := range []struct {
+		name string
+		mode fs.FileMode
+		uid  int
+		link bool // the parent is reached through a link of uid's
+		want string
+	}{
+		{"world-writable", 0o777, -1, false, "may write it and it is not sticky"},
+		{"group-writable", 0o770, -1, false, "may write it and it is not sticky"},
+		{"sticky", 0o777 | fs.ModeSticky, -1, false, ""},
+		{"another user's", 0o755, 65534, false, "belongs to uid 65534"},
+		{"another user's link", 0o755, 65534, true, "symbolic link of uid 65534"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.uid >= 0 && os.Geteuid() != 0 {
+				t.Skip("giving a directory to another user takes root")
+			}
+			top := t.TempDir()
+			parent := filepath.Join(top, "shared")
+			if err := os.Mkdir(parent, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(parent, tc.mode); err != nil {
+				t.Fatal(err)
+			}
+			via := parent
+			if tc.link {
+				via = filepath.Join(top, "link")
+				if err := os.Symlink(parent, via); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Lchown(via, tc.uid, -1); err != nil {
+					t.Fatal(err)
+				}
+			} else if tc.uid >= 0 {
+				if err := os.Chown(parent, tc.uid, -1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			root := filepath.Join(via, "cache")
+			_, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, CacheDir: root})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "refusing the cache directory "+root+":") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want the directory refused, with %q", err, tc.want)
+			}
+			if entries, _ := os.ReadDir(root); len(entries) != 0 {
+				t.Errorf("wrote %d files into the refused directory", len(entries))
+			}
+		})
+	}
+}
+
 // TestCacheIsPrivate: a fresh cache, its directories on the way included,
 // is the user's alone: directories 0700, files 0600, the module copy too.
 func TestCacheIsPrivate(t *testing.T) {

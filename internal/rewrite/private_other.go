@@ -9,3 +9,7 @@ import "io/fs"
 // 0777 for every directory), so it trusts the file system's access lists:
 // every file is taken to be the user's.
 func notPrivate(fs.FileInfo) (why string, foreign bool) { return "", false }
+
+// sharedAbove says which directory above the cache's root another user
+// could change; outside Unix, as notPrivate, none.
+func sharedAbove(string) (where, why string) { return "", "" }
