@@ -69,25 +69,16 @@ func TestRewriteUsesBuildVersions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.26\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := append(os.Environ(), "GOMODCACHE="+t.TempDir(), "GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off")
-	online := append(slices.Clip(base), "GOFLAGS=-modcacherw", "GOPROXY="+proxy)
+	online, offline := proxyEnvs(t, proxy)
 	goIn(t, dir, online, "get", "example.com/hub@v1.0.0")
 	goIn(t, dir, online, "get", "-t", "example.com/lib@v1.0.0")
 	goIn(t, t.TempDir(), online, "mod", "download", "example.com/leak@v1.1.0", "example.com/leak@v1.3.0",
 		"example.com/tfy@v1.7.0", "example.com/tfy@v1.8.0")
-	goMod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goSum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(goMod), "example.com/leak") {
-		t.Fatalf("the main module requires example.com/leak, which the test needs it not to:\n%s", goMod)
+	was := readModFiles(t, dir)
+	if strings.Contains(string(was["go.mod"]), "example.com/leak") {
+		t.Fatalf("the main module requires example.com/leak, which the test needs it not to:\n%s", was["go.mod"])
 	}
 
-	offline := append(slices.Clip(base), "GOFLAGS=-modcacherw", "GOPROXY=off")
 	const graph = "-f={{.Path}} {{.Version}}"
 	native := goIn(t, dir, offline, "list", "-m", graph, "all")
 	if got := goIn(t, dir, offline, "list", "-deps", "-test", "-f={{with .Module}}{{.Path}}@{{.Version}}{{end}}", "example.com/lib"); !strings.Contains(got, "example.com/leak@v1.3.0\n") || !strings.Contains(got, "example.com/tfy@v1.7.0\n") {
@@ -119,9 +110,5 @@ func TestRewriteUsesBuildVersions(t *testing.T) {
 	if got := goIn(t, dir, offline, "list", "-m", "-overlay="+overlay, graph, "all"); got != native {
 		t.Errorf("the module graph under the overlay:\n%s\nnatively:\n%s", got, native)
 	}
-	for name, was := range map[string][]byte{"go.mod": goMod, "go.sum": goSum} {
-		if now, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(now) != string(was) {
-			t.Errorf("the main module's %s changed:\n%s\nwas:\n%s", name, now, was)
-		}
-	}
+	was.unchanged(t, dir)
 }

@@ -272,19 +272,7 @@ func TestCacheRefusesSharedDirectory(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, CacheDir: root})
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), "refusing the cache directory "+root+":") || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want the directory refused, with %q", err, tc.want)
-			}
-			if entries, _ := os.ReadDir(root); len(entries) != 0 {
-				t.Errorf("wrote %d files into the refused directory", len(entries))
-			}
+			wantRefused(t, dir, root, tc.want)
 		})
 	}
 }
@@ -337,20 +325,28 @@ func TestCacheRefusesSharedParent(t *testing.T) {
 				}
 			}
 			root := filepath.Join(via, "cache")
-			_, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, CacheDir: root})
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), "refusing the cache directory "+root+":") || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want the directory refused, with %q", err, tc.want)
-			}
-			if entries, _ := os.ReadDir(root); len(entries) != 0 {
-				t.Errorf("wrote %d files into the refused directory", len(entries))
-			}
+			wantRefused(t, dir, root, tc.want)
 		})
+	}
+}
+
+// wantRefused rewrites the module in dir with the cache root and checks
+// that the cache is refused with want in the error and nothing written
+// into it, or, with want "", that it is used.
+func wantRefused(t *testing.T, dir, root, want string) {
+	t.Helper()
+	_, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, CacheDir: root})
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), "refusing the cache directory "+root+":") || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want the directory refused, with %q", err, want)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("wrote %d files into the refused directory", len(entries))
 	}
 }
 

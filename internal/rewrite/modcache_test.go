@@ -79,6 +79,43 @@ func goIn(t *testing.T, dir string, env []string, args ...string) string {
 	return string(out)
 }
 
+// proxyEnvs are the environments of a test whose modules come from the
+// file:// proxy: a module cache of its own (writable, so that t.TempDir
+// can remove it), filled through the proxy (online) or read alone
+// (offline).
+func proxyEnvs(t *testing.T, proxy string) (online, offline []string) {
+	base := append(os.Environ(), "GOMODCACHE="+t.TempDir(), "GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off", "GOFLAGS=-modcacherw")
+	return append(slices.Clip(base), "GOPROXY="+proxy), append(slices.Clip(base), "GOPROXY=off")
+}
+
+// modFiles are the main module's go.mod and go.sum, as they were.
+type modFiles map[string][]byte
+
+// readModFiles reads the go.mod and go.sum of the module in dir.
+func readModFiles(t *testing.T, dir string) modFiles {
+	t.Helper()
+	m := modFiles{}
+	for _, name := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[name] = b
+	}
+	return m
+}
+
+// unchanged checks that the module in dir still has the go.mod and go.sum
+// it had.
+func (m modFiles) unchanged(t *testing.T, dir string) {
+	t.Helper()
+	for name, was := range m {
+		if now, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(now) != string(was) {
+			t.Errorf("the main module's %s changed:\n%s\nwas:\n%s", name, now, was)
+		}
+	}
+}
+
 // TestModuleCopyKeepsModuleGraph: a dependency from the module cache is
 // replaced by its copy at the version the build selects, and only there,
 // so the module graph under the overlay is the native one and builds
@@ -126,27 +163,17 @@ func TestModuleCopyKeepsModuleGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A module cache of its own, writable so that t.TempDir can remove it.
-	base := append(os.Environ(), "GOMODCACHE="+t.TempDir(), "GOSUMDB=off", "GOTOOLCHAIN=local", "GOWORK=off")
-	online := append(slices.Clip(base), "GOFLAGS=-modcacherw", "GOPROXY="+proxy)
+	online, offline := proxyEnvs(t, proxy)
 	goIn(t, dir, online, "mod", "tidy")
 	// Every version in the module cache (go list -m reads their .info and
 	// go.mod files), downloaded from outside the main module, whose go.sum
 	// stays as tidy left it.
 	goIn(t, t.TempDir(), online, "mod", "download", "example.com/t@v1.0.0", "example.com/t@v1.1.0", "example.com/u@v1.0.0", "example.com/x@v1.0.0")
-	goMod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goSum, err := os.ReadFile(filepath.Join(dir, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(goSum), "example.com/x v1.0.0/go.mod") {
-		t.Fatalf("go.sum has a line for example.com/x's go.mod, which the test needs it not to have:\n%s", goSum)
+	was := readModFiles(t, dir)
+	if strings.Contains(string(was["go.sum"]), "example.com/x v1.0.0/go.mod") {
+		t.Fatalf("go.sum has a line for example.com/x's go.mod, which the test needs it not to have:\n%s", was["go.sum"])
 	}
 
-	offline := append(slices.Clip(base), "GOFLAGS=-modcacherw", "GOPROXY=off")
 	const graph = "-f={{.Path}} {{.Version}}"
 	native := goIn(t, dir, offline, "list", "-m", graph, "all")
 	var stderr strings.Builder
@@ -163,9 +190,5 @@ func TestModuleCopyKeepsModuleGraph(t *testing.T) {
 		t.Errorf("example.com/t under the overlay: %q, want v1.1.0 replaced by a directory (its copy)", repl)
 	}
 	goIn(t, dir, offline, "build", "-overlay="+overlay, "./...")
-	for name, was := range map[string][]byte{"go.mod": goMod, "go.sum": goSum} {
-		if now, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(now) != string(was) {
-			t.Errorf("the main module's %s changed:\n%s\nwas:\n%s", name, now, was)
-		}
-	}
+	was.unchanged(t, dir)
 }
