@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/dstgo/dst/trace"
 )
@@ -473,6 +474,36 @@ func TestCutTraceKeepsMostEvents(t *testing.T) {
 				t.Errorf("%d events cut at %.0f%%: %d read of the %d before the cut", n, 100*frac, r.Len(), before)
 			}
 			r.Close()
+		}
+	}
+}
+
+// A divergence report quotes a trace's strings (object labels, the files
+// and functions of locations, the outcomes' messages), which a test binary
+// prints to the terminal of whoever replays the trace: they come escaped.
+// Regression (found in an attack, fixed): dstreplay exec of a crafted
+// trace printed its escape sequences raw (clear screen, title, color).
+func TestDivergenceEscapesTraceStrings(t *testing.T) {
+	const evil = "x\x1b]0;PWNED\a\x1b[2J\r\nforged\x9b\xff"
+	ev := trace.Event{Step: 3, G: 1, Kind: trace.KindOp, Op: 1, Obj: 7,
+		Loc: trace.Location{File: "/src/" + evil + ".go", Line: 9, Func: "pkg." + evil}}
+	other := ev
+	other.Step = 4
+	for _, d := range []*trace.Divergence{
+		{Index: 2, Expected: &ev, Observed: &other, Labels: map[int32]string{7: "Mutex#7" + evil}},
+		{Index: 2, ExpectedEnd: "deadlock: " + evil, ObservedEnd: "pass"},
+	} {
+		msg := d.Error()
+		for _, c := range msg {
+			if c == '\n' || c == ' ' {
+				continue
+			}
+			if c < 0x20 || c == 0x7f || c >= 0x80 && c <= 0x9f || c == utf8.RuneError {
+				t.Fatalf("the report holds %U:\n%q", c, msg)
+			}
+		}
+		if strings.Contains(msg, "\nforged") {
+			t.Errorf("a trace's newline forged a line of the report:\n%s", msg)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/dstgo/dst/internal/event"
 )
 
 // Divergence is the first difference between a recorded run and its
@@ -27,7 +29,7 @@ func (d *Divergence) Error() string {
 	var b strings.Builder
 	if d.ExpectedEnd != "" || d.ObservedEnd != "" {
 		fmt.Fprintf(&b, "trace: the run made the %d recorded events, but ended differently:\n  expected: %s\n  observed: %s\n%s",
-			d.Index, d.ExpectedEnd, d.ObservedEnd, LikelyCauses)
+			d.Index, event.Escape(d.ExpectedEnd, false), event.Escape(d.ObservedEnd, false), LikelyCauses)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "trace: the run diverged from the recording at event %d", d.Index)
@@ -48,7 +50,7 @@ func (d *Divergence) describe(e *Event) string {
 	if e.Loc.File == "" {
 		return s
 	}
-	return s + "\n            " + filepath.Base(e.Loc.File) + ":" + fmt.Sprint(e.Loc.Line)
+	return s + "\n            " + event.Escape(filepath.Base(e.Loc.File), false) + ":" + fmt.Sprint(e.Loc.Line)
 }
 
 // Compare returns the first divergence between the recorded events want and

@@ -60,8 +60,10 @@ func runExec(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "dstreplay exec: running in %s: %s\n", cwd, commandLine("go", argv))
 	cmd := exec.Command("go", argv...)
 	var out bytes.Buffer
-	cmd.Stdout = io.MultiWriter(e.stdout, &out)
-	cmd.Stderr = io.MultiWriter(e.stderr, &out)
+	// The test's output quotes the trace (a divergence, the recorded
+	// outcome): escaped, whatever quotes it.
+	cmd.Stdout = io.MultiWriter(newTermSafeWriter(e.stdout), &out)
+	cmd.Stderr = io.MultiWriter(newTermSafeWriter(e.stderr), &out)
 	cmd.Env = append(os.Environ(), env...)
 	runErr := cmd.Run()
 	got := "pass"

@@ -377,3 +377,30 @@ func TestExecRewrittenSaysWhatItRuns(t *testing.T) {
 		t.Errorf("the go command ran %q, want last go test -count=1 -overlay=... %s -run=^TestBuggyBank$ -dst.trace=%s\nstderr:\n%s", ran, pkg, path, errOut)
 	}
 }
+
+// The re-run's output quotes the trace (a divergence names its recorded
+// events' files, functions and labels; a report, its outcome): exec
+// passes it on escaped.
+// Regression (found in an attack, fixed): exec copied go test's output to
+// the terminal as it was, with a crafted trace's escape sequences.
+func TestExecEscapesTheRunsOutput(t *testing.T) {
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// go test prints what a divergence from a crafted trace printed.
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = test ]; then printf 'expected: at evil\\033]0;PWNED\\007\\033[2J\\r\\n'; printf 'x\\033[31m\\n' >&2; exit 1; fi\nexec '%s' \"$@\"\n", real)
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := attackTrace(t, "github.com/dstgo/dst/examples/bank_test", "TestBuggyBank")
+	out, errOut, _ := run("exec", path)
+	if strings.ContainsAny(out+errOut, "\x1b\a\r") {
+		t.Fatalf("exec passed control characters on:\nstdout: %q\nstderr: %q", out, errOut)
+	}
+	if !strings.Contains(out, `expected: at evil\x1b]0;PWNED\a\x1b[2J\r`) || !strings.Contains(errOut, `x\x1b[31m`) {
+		t.Errorf("exec's output does not show the run's, escaped:\nstdout: %q\nstderr: %q", out, errOut)
+	}
+}

@@ -12,7 +12,8 @@ import (
 //	step g  time  kind fields...  at file:line (function)
 //
 // labels names objects by id (from KindObject events); objects without a
-// label print as "obj#N".
+// label print as "obj#N". The strings of a trace, which is untrusted, are
+// escaped (Escape): the line holds no control character.
 func (e *Event) Format(labels map[int32]string) string {
 	var b strings.Builder
 	spec := SpecOf(e.Kind)
@@ -26,7 +27,7 @@ func (e *Event) Format(labels map[int32]string) string {
 				continue // the operation touched no object (Go, Yield)
 			}
 			if l, ok := labels[e.Obj]; ok && e.Kind != KindObject {
-				b.WriteString(" " + l)
+				b.WriteString(" " + Escape(l, false))
 			} else {
 				fmt.Fprintf(&b, " obj#%d", e.Obj)
 			}
@@ -43,7 +44,7 @@ func (e *Event) Format(labels map[int32]string) string {
 		}
 	}
 	if e.Loc.File != "" {
-		fmt.Fprintf(&b, " at %s:%d (%s)", filepath.Base(e.Loc.File), e.Loc.Line, shortFunc(e.Loc.Func))
+		fmt.Fprintf(&b, " at %s:%d (%s)", Escape(filepath.Base(e.Loc.File), false), e.Loc.Line, Escape(shortFunc(e.Loc.Func), false))
 	}
 	return b.String()
 }
