@@ -87,7 +87,7 @@ func runHTML(e *env, args []string) int {
 	}
 	if readErr != nil {
 		// What can be read is worth a page, which says where it stops.
-		fmt.Fprintf(e.stderr, "dstreplay html: %s: %s (the page shows the %d events before it, and says so)\n", termSafe(in), termSafe(readErr.Error()), tl.First+tl.N)
+		fmt.Fprintf(e.stderr, "dstreplay html: %s: %s (%s The page says so.)\n", termSafe(in), termSafe(readErr.Error()), tl.shownOf("that could be read"))
 	}
 	return ExitOK
 }
@@ -106,6 +106,7 @@ type timeline struct {
 	Header  []headerItem   `json:"header"`
 	Outcome *trace.Outcome `json:"outcome"` // nil when the trace was cut short
 	Notice  string         `json:"notice,omitempty"`
+	read    int64          // how many events could be read
 	// The page holds events First to First+N-1 of the trace (its last
 	// ones, when it has more than -events); Omitted says so. Every index
 	// below (lanes, wakes, failure, preemptions) is into the page's
@@ -366,13 +367,26 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64) (*timeli
 		tl.Omitted = fmt.Sprintf("The trace has %d events: this page holds the last %d (events %d to %d); the %d before them are omitted (dstreplay show lists every event; html -events sets how many the page holds).",
 			read, tl.N, eventNumber(first), eventNumber(read-1), first)
 	}
+	tl.read = read
 	switch {
 	case readErr != nil:
-		tl.Notice = fmt.Sprintf("The trace is damaged: %v. Shown: the %d events before the damage.", readErr, read)
+		tl.Notice = fmt.Sprintf("The trace is damaged: %v. %s", readErr, tl.shownOf("before the damage"))
 	case r.Truncated != nil:
-		tl.Notice = fmt.Sprintf("The trace was cut short: %v. Shown: its %d complete events.", r.Truncated, read)
+		tl.Notice = fmt.Sprintf("The trace was cut short: %v. %s", r.Truncated, tl.shownOf("complete"))
 	}
 	return tl, readErr
+}
+
+// shownOf says which of the events that could be read, which what
+// describes, the page shows.
+func (tl *timeline) shownOf(what string) string {
+	switch {
+	case tl.N == tl.read:
+		return fmt.Sprintf("Shown: the %d events %s.", tl.read, what)
+	case tl.N == 0:
+		return fmt.Sprintf("Shown: none of the %d events %s, which come before the page's first (html -events 0 holds them all).", tl.read, what)
+	}
+	return fmt.Sprintf("Shown: the last %d of the %d events %s.", tl.N, tl.read, what)
 }
 
 // addEvent adds ev to the page's events.

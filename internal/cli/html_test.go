@@ -693,3 +693,28 @@ func showNumber(t *testing.T, path, line string) int {
 	t.Fatalf("show does not list %q:\n%s", line, out)
 	return 0
 }
+
+// A trace damaged before the page's events: the page and the command say
+// how many events could be read and that the page shows none of them.
+// Regression (found in an attack, fixed): html said "the page shows the
+// 102300000 events before it" of a page that showed none.
+func TestHTMLDamagedBeforeThePage(t *testing.T) {
+	b, err := os.ReadFile(pingPongTrace(t, 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/3] ^= 0xff
+	bad := filepath.Join(t.TempDir(), "bad.trace")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, e, _ := run("html", "-events", "100", bad)
+	m := regexp.MustCompile(`Shown: none of the (\d+) events that could be read, which come before the page's first`).FindStringSubmatch(e)
+	if m == nil {
+		t.Fatalf("html does not say that the page shows none of the events read:\n%s", e)
+	}
+	_, p := readPage(t, strings.TrimSuffix(bad, ".trace")+".html")
+	if p.N != 0 || !strings.Contains(p.Notice, "Shown: none of the "+m[1]+" events before the damage") {
+		t.Errorf("the page holds %d events, notice %q", p.N, p.Notice)
+	}
+}

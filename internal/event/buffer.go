@@ -358,6 +358,9 @@ func (f *Frame) Add(e *Event) int {
 //
 //go:norace
 func (f *Frame) intern(s string) int {
+	if len(s) > MaxString {
+		s = Clip(s)
+	}
 	if len(f.index) < 2*(len(f.strs)+1) {
 		size := 64
 		for size < 4*(len(f.strs)+1) {

@@ -82,7 +82,9 @@ func DecodeFrame(c *Cursor, first, n, firstStep, firstTime int64) ([]Event, erro
 	}
 	strs := make([]string, 0, min(nstr, uint64(len(c.B))))
 	for i := uint64(0); i < nstr && c.Err == nil; i++ {
-		strs = append(strs, c.Str("string"))
+		// Clipped as the writer clips (MaxString): a trace not written
+		// by it may hold longer ones.
+		strs = append(strs, clipBytes(c.Bytes(c.Uvarint("string length"), "string")))
 	}
 	str := func(what string) string {
 		i := c.Uvarint(what)

@@ -84,3 +84,41 @@ func writeEscaped(b *strings.Builder, first byte, r rune, n int) {
 		fmt.Fprintf(b, `\u%04x`, r)
 	}
 }
+
+// MaxString is the longest string an event holds, in bytes: a longer text
+// (a failure's message, a panic's value, a log line) is cut by Clip when
+// the event is recorded, and again when a trace is read. A trace is
+// untrusted input, and a string of its frame's table may be named by every
+// event of the frame: 4096 events printing one string of 250 MB each was
+// a terabyte of output from a trace of 16 KB. A failure's whole report is
+// kept apart, in the trace's outcome.
+const MaxString = 4096
+
+// Clip returns s, or, when s is longer than MaxString, its first bytes (a
+// whole number of UTF-8 characters) with a note of how long it was, the
+// whole at most MaxString bytes: Clip(Clip(s)) is Clip(s).
+func Clip(s string) string {
+	if len(s) <= MaxString {
+		return s
+	}
+	return clipped(s[:MaxString], len(s))
+}
+
+// clipBytes is Clip of b, without a copy of what it cuts.
+func clipBytes(b []byte) string {
+	if len(b) <= MaxString {
+		return string(b)
+	}
+	return clipped(string(b[:MaxString]), len(b))
+}
+
+// clipped is the clip of a string of n bytes, whose first MaxString bytes
+// are head.
+func clipped(head string, n int) string {
+	note := fmt.Sprintf("… [cut: %d bytes in all]", n)
+	cut := MaxString - len(note)
+	for cut > 0 && !utf8.RuneStart(head[cut]) {
+		cut--
+	}
+	return head[:cut] + note
+}
