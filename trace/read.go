@@ -47,7 +47,7 @@ type Reader struct {
 	// The reader holds one frame's events at a time: cachedEvs, of frame
 	// cached. Decompressing a frame takes its claimed raw length (at most
 	// maxFrameBytes, and maxRatio times its compressed length) and one zstd
-	// block more, in rawBuf, kept for the next frame when it is small.
+	// block more, in rawBuf, kept for the next frame.
 	cached    int // index of the decoded frame, -1 when none
 	cachedEvs []Event
 	rawBuf    []byte
@@ -599,8 +599,10 @@ func (r *Reader) decompress(off int64, i int, comp []byte, raw uint64) ([]byte, 
 	if len(out) != int(raw) {
 		return nil, fail("decompresses to %d bytes, the frame header says %d", len(out), raw)
 	}
-	if need <= 4<<20 {
-		r.rawBuf = buf
-	}
+	// Kept whatever its size: a trace of large frames (the cap is
+	// maxFrameBytes) would otherwise allocate one per frame, faster than
+	// the collector frees them (8 frames of 250 MB held 800 MB). The
+	// events decoded from it hold no part of it.
+	r.rawBuf = buf
 	return out, nil
 }

@@ -275,10 +275,14 @@ func runSummary(e *env, args []string) int {
 	nPreemptions := 0
 	var lastStep, lastTime int64
 	var readErr error
+	p := newProgress(e, "summary", r.Len())
 	r.All(func(i int64, ev trace.Event, err error) bool {
 		if err != nil {
 			readErr = err
 			return false
+		}
+		if i%4096 == 0 {
+			p.at(i)
 		}
 		lastStep, lastTime = ev.Step, ev.Time
 		if p, before := preempts.Next(&ev); p {
@@ -310,6 +314,7 @@ func runSummary(e *env, args []string) int {
 		}
 		return true
 	})
+	p.done()
 	h := &r.Header
 	fmt.Fprintf(e.stdout, "%s (%s)\n", termSafe(h.Test), termSafe(scheduleOf(h)))
 	if o := r.Outcome; o != nil {

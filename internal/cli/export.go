@@ -341,6 +341,10 @@ type progress struct {
 	shown       bool
 }
 
+// progressEvery is how often a progress line may come, and how long a
+// read goes before the first.
+var progressEvery = time.Second
+
 func newProgress(e *env, cmd string, total int64) *progress {
 	now := time.Now()
 	return &progress{e: e, cmd: cmd, total: total, start: now, last: now}
@@ -349,7 +353,7 @@ func newProgress(e *env, cmd string, total int64) *progress {
 // at says that n events of the total are read.
 func (p *progress) at(n int64) {
 	now := time.Now()
-	if now.Sub(p.last) < time.Second || p.total <= 0 {
+	if now.Sub(p.last) < progressEvery || p.total <= 0 {
 		return
 	}
 	p.last, p.shown = now, true

@@ -76,7 +76,9 @@ func runHTML(e *env, args []string) int {
 		return ExitUsage
 	}
 	defer r.Close()
-	tl, readErr := buildTimeline(r, newSourceReader(in), *maxEvents)
+	p := newProgress(e, "html", r.Len())
+	tl, readErr := buildTimeline(r, newSourceReader(in), *maxEvents, p.at)
+	p.done()
 	if err := atomicfile.Write(dst, false, func(w io.Writer) error { return writeTimelinePage(w, tl) }); err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay html: %s\n", termSafe(err.Error()))
 		return ExitUsage
@@ -194,7 +196,8 @@ type timelineLane struct {
 // not with the trace. A read error stops the reading: the timeline then
 // has the events before it, and the error is returned too. Source comes
 // through src.
-func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64) (*timeline, error) {
+// progress is told every 4096 events how many were read.
+func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress func(int64)) (*timeline, error) {
 	tl := &timeline{Title: r.Header.Test, Header: htmlHeader(&r.Header), Outcome: r.Outcome, Select: -1, Wakes: []int64{}, Preempt: []int64{},
 		Times: map[int64]string{}, Strs: []string{}, Locs: []timelineLoc{}, Src: map[string]map[int]string{}, SrcWhy: map[string]string{}}
 	// The kinds in order, up to the first that the trace package does not
@@ -267,6 +270,9 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64) (*timeli
 		if err != nil {
 			readErr = err
 			return false
+		}
+		if i%4096 == 0 {
+			progress(i)
 		}
 		onPage = i >= first
 		if ev.Kind == trace.KindObject {

@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/trace"
 )
@@ -161,4 +163,26 @@ func eventsIn(t *testing.T, path string) int64 {
 	}
 	defer r.Close()
 	return r.Len()
+}
+
+// Every command that reads a whole trace before it writes says how far it
+// has come, once a second: a trace of a megabyte may hold a hundred
+// million events.
+// Regression (found in an attack): summary and html read such a trace for
+// seconds without a word.
+func TestLongReadsShowProgress(t *testing.T) {
+	defer func(d time.Duration) { progressEvery = d }(progressEvery)
+	progressEvery = 0
+	dir := t.TempDir()
+	path := writeSynth(t, filepath.Join(dir, "long.trace"), 70_000, "/nonexistent/worker.go") // diff's progress: every 65,536
+	for _, args := range [][]string{
+		{"summary", path}, {"html", "-o", filepath.Join(dir, "long.html"), path},
+		{"export", "-o", filepath.Join(dir, "long.json"), path}, {"diff", path, path},
+	} {
+		var out, errb bytes.Buffer
+		Main(args, &out, &errb)
+		if !regexp.MustCompile(`dstreplay `+args[0]+`: \d+ of \d+ events \(\d+%\)\n`).MatchString(errb.String()) || !strings.Contains(errb.String(), "dstreplay "+args[0]+": done in ") {
+			t.Errorf("%s says no progress:\n%s", args[0], errb.String())
+		}
+	}
 }
