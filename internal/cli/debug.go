@@ -163,7 +163,7 @@ func runDebug(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "dstreplay debug: after it, the run failed: %s\n", termSafe(failure))
 	}
 	fmt.Fprintf(e.stderr, "dstreplay debug: test %s of package %s, in %s\n", test, pkg, dir)
-	fmt.Fprintf(e.stderr, "dstreplay debug: running in %s: %s\n", cwd, commandLine(dlv, argv))
+	fmt.Fprintf(e.stderr, "dstreplay debug: running in %s: %s\n", cwd, commandLine(dlv, argv, env...))
 	cmd := exec.Command(dlv, argv...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), env...)

@@ -57,7 +57,7 @@ func runExec(e *env, args []string) int {
 		argv = append(argv, "-race") // a data race is reported only by the detector
 	}
 	argv = append(argv, pkg, "-run="+gotest.RunPattern(h.Test), "-dst.trace="+path)
-	fmt.Fprintf(e.stderr, "dstreplay exec: running in %s: %s\n", cwd, commandLine("go", argv))
+	fmt.Fprintf(e.stderr, "dstreplay exec: running in %s: %s\n", cwd, commandLine("go", argv, env...))
 	cmd := exec.Command("go", argv...)
 	var out bytes.Buffer
 	// The test's output quotes the trace (a divergence, the recorded

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -370,6 +371,11 @@ func TestExecRewrittenSaysWhatItRuns(t *testing.T) {
 		" again, as dstreplay test -wrap -rewrite=golang.org/x/sync/...,golang.org/x/sy... " + pkg + "\n"
 	if !strings.Contains(errOut, want) {
 		t.Errorf("exec does not say %q\nstderr:\n%s", want, errOut)
+	}
+	// What it runs is said with the environment it adds, the marker of
+	// rewritten code that the test binary reads.
+	if !regexp.MustCompile(`dstreplay exec: running in \S+: DST_REWRITTEN='-wrap -rewrite=\S*golang.org/x/sync/\.\.\.,golang.org/x/sy\.\.\.' go test -count=1 -overlay=`).MatchString(errOut) {
+		t.Errorf("exec does not say the environment it runs go test in:\n%s", errOut)
 	}
 	ran := goRan(t, log)
 	if len(ran) == 0 || !strings.HasPrefix(ran[len(ran)-1], "test -count=1 -overlay=") ||

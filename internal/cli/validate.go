@@ -220,9 +220,14 @@ func within(dir, root string) bool {
 // commandLine is name and args as a shell would take them back: an
 // argument with anything but letters, digits and -_./=:,+@% in single
 // quotes (and a single quote in one as '\”), so that what dstreplay says
-// it runs can be read, and pasted, exactly.
-func commandLine(name string, args []string) string {
+// it runs can be read, and pasted, exactly; env (KEY=value) is what the
+// command's environment adds to dstreplay's, said before it.
+func commandLine(name string, args []string, env ...string) string {
 	var b strings.Builder
+	for _, kv := range env { // what the command's environment adds, as a shell says it
+		k, v, _ := strings.Cut(kv, "=")
+		b.WriteString(k + "=" + shellQuote(v) + " ")
+	}
 	for i, a := range append([]string{name}, args...) {
 		if i > 0 {
 			b.WriteByte(' ')
