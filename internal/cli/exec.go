@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/trace"
@@ -61,9 +62,11 @@ func runExec(e *env, args []string) int {
 	cmd := exec.Command("go", argv...)
 	var out bytes.Buffer
 	// The test's output quotes the trace (a divergence, the recorded
-	// outcome): escaped, whatever quotes it.
-	cmd.Stdout = io.MultiWriter(newTermSafeWriter(e.stdout), &out)
-	cmd.Stderr = io.MultiWriter(newTermSafeWriter(e.stderr), &out)
+	// outcome): escaped, whatever quotes it. os/exec copies stdout and
+	// stderr in two goroutines, which both write to out: one at a time.
+	var mu sync.Mutex
+	cmd.Stdout = lockedWriter{&mu, io.MultiWriter(newTermSafeWriter(e.stdout), &out)}
+	cmd.Stderr = lockedWriter{&mu, io.MultiWriter(newTermSafeWriter(e.stderr), &out)}
 	cmd.Env = append(os.Environ(), env...)
 	runErr := cmd.Run()
 	got := "pass"
@@ -120,4 +123,17 @@ func openRecorded(e *env, cmd, arg string) (path string, r *trace.Reader, pkg st
 		return "", nil, "", false
 	}
 	return path, r, pkg, true
+}
+
+// lockedWriter writes to w holding mu, which the writers of one command's
+// output share.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
