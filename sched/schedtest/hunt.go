@@ -61,6 +61,10 @@ func huntExplore(o Options, name string, tb tbase, body func(*T), logf func(stri
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
 			break
 		}
+		if !o.stopBy.IsZero() && i > 0 && time.Now().After(o.stopBy) {
+			x.nearDeadline = true // go test's -timeout is near (withinDeadline)
+			break
+		}
 		if now := time.Now(); now.Sub(lastStatus) >= time.Second {
 			status(false)
 			lastStatus = now

@@ -55,11 +55,12 @@ type Options struct {
 	// Time bounds the exploration by wall-clock time (-dst.time); Test stops
 	// at whichever of Iterations and Time comes first. A positive -dst.time
 	// given without -dst.iters is the only bound (unless a flag names the
-	// one schedule to run). Default: no bound. Whatever the budget, Test
-	// explores for at most a quarter of the time go test's -timeout leaves
-	// the test binary when the test begins, and notes when it stopped
-	// there, so that a slow test does not end the binary and the tests
-	// after it (-timeout 0: no such bound).
+	// one schedule to run). Default: no bound. Test explores for at most a
+	// quarter of the time go test's -timeout leaves the test binary when
+	// the test begins (after its saved failures are replayed), unless Time
+	// is given and leaves that quarter for the rest, and notes when it
+	// stopped there, so that a slow test does not end the binary and the
+	// tests after it (-timeout 0: no such bound).
 	Time time.Duration
 	// Seed is the first schedule's seed (-dst.seed); the following schedules'
 	// seeds are derived from it. Default: a random seed, printed on failure.

@@ -193,26 +193,34 @@ func TestReproduceNamesTool(t *testing.T) {
 	}
 }
 
-// TestReproduceKeepsTimeout: the reproduce line of a wrapped test whose
-// timeout is not go test's default runs it under the same -timeout, which
-// is its virtual timeout; without it the line's run fails later, or, as
-// here, passes.
-// Regression (found in review, fixed): the line carried no -timeout.
+// TestReproduceKeepsTimeout: the reproduce line of a wrapped test run
+// under a go test -timeout that is not the default runs it under the same
+// one, which is its virtual timeout; without it the line's run fails
+// later, or, as here, passes. Under the default it says none, whatever
+// timeout the test's own options give (a test that calls TestWith itself,
+// which -wrap leaves as it is: its Timeout is virtual, not go test's).
+// Regression (found in review, fixed): the line carried no -timeout; then
+// it carried the options' Timeout, a real-time bound for go test.
 func TestReproduceKeepsTimeout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child test binary")
 	}
-	out, err := childEnv(t, "off", ".", "slow", []string{"DST_REWRITTEN=-wrap", "DST_TOOL=" + os.Args[0] + " -"},
-		os.Args[0], "-test.run=^TestChildReproduce$")
-	if err == nil || !strings.Contains(out, "timeout: the virtual clock reached") {
-		t.Fatalf("the child did not time out: %v\n%s", err, out)
-	}
-	m := anyReproduceRE.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no reproduce line:\n%s", out)
-	}
-	if !strings.HasSuffix(m[1], " -timeout="+childTimeout.String()) {
-		t.Errorf("the reproduce line does not run with go test's -timeout of the run:\n%s", m[1])
+	for _, c := range []struct{ timeout, want string }{
+		{childTimeout.String(), " -timeout=" + childTimeout.String()},
+		{"10m0s", ""},
+	} {
+		out, err := childEnv(t, "off", ".", "slow", []string{"DST_REWRITTEN=-wrap", "DST_TOOL=" + os.Args[0] + " -"},
+			os.Args[0], "-test.run=^TestChildReproduce$", "-test.timeout="+c.timeout)
+		if err == nil || !strings.Contains(out, "timeout: the virtual clock reached") {
+			t.Fatalf("the child did not time out: %v\n%s", err, out)
+		}
+		m := anyReproduceRE.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no reproduce line:\n%s", out)
+		}
+		if c.want != "" && !strings.HasSuffix(m[1], c.want) || c.want == "" && strings.Contains(m[1], "-timeout") {
+			t.Errorf("-test.timeout=%s: the reproduce line does not run with go test's -timeout of the run (%q):\n%s", c.timeout, c.want, m[1])
+		}
 	}
 }
 
@@ -226,16 +234,32 @@ func TestExplorationLeavesTimeForTheRest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a child test binary for seconds")
 	}
-	out, err := childEnv(t, "off", ".", "slowreal", nil, os.Args[0], "-test.run=^TestChildReproduce$", "-test.v", "-test.timeout=6s")
-	if err != nil {
-		t.Fatalf("the child failed: %v\n%s", err, out)
-	}
-	m := regexp.MustCompile(`note: (\d+) of 1000 schedules ran in .*: a test explores for at most 1/4 of the time go test's -timeout left`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no note of the exploration stopped near the deadline:\n%s", out)
-	}
-	if n, _ := strconv.Atoi(m[1]); n < 10 || n > 150 {
-		t.Errorf("%d schedules of 20 ms ran in a quarter of 6 s", n)
+	note := regexp.MustCompile(`note: the exploration stopped after (\d+) schedules in .*, before its budget \(([^)]*)\): a test explores for at most 1/4 of the time go test's -timeout left`)
+	for _, c := range []struct {
+		args   []string
+		budget string // in the note; "" for none
+	}{
+		{nil, "1000 schedules"},
+		{[]string{"-dst.time=1h"}, "-dst.time 1h0m0s"}, // does not fit
+		{[]string{"-dst.time=1s"}, ""},                 // fits: it is what the user asked for
+	} {
+		out, err := childEnv(t, "off", ".", "slowreal", nil, append([]string{os.Args[0], "-test.run=^TestChildReproduce$", "-test.v", "-test.timeout=6s"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%v: the child failed: %v\n%s", c.args, err, out)
+		}
+		m := note.FindStringSubmatch(out)
+		if c.budget == "" {
+			if m != nil || !strings.Contains(out, "schedules passed") {
+				t.Errorf("%v: the budget given, which fits, was cut:\n%s", c.args, out)
+			}
+			continue
+		}
+		if m == nil {
+			t.Fatalf("%v: no note of the exploration stopped near the deadline:\n%s", c.args, out)
+		}
+		if n, _ := strconv.Atoi(m[1]); n < 10 || n > 150 || m[2] != c.budget {
+			t.Errorf("%v: %d schedules of 20 ms ran in a quarter of 6 s, budget %q (want %q)", c.args, n, m[2], c.budget)
+		}
 	}
 }
 

@@ -280,12 +280,12 @@ func TestNoSavesThroughLinks(t *testing.T) {
 	}
 	for _, c := range []struct{ name, dstDir, link string }{
 		{"test's directory", "saved", "saved/TestChildABBA"},
-		{"testdata", "", "testdata"}, // the default, testdata/dst under the package's directory
+		{"testdata/dst", "", "testdata/dst"}, // the default, under the package's directory
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			outside := filepath.Join(root, "outside")
-			victim := filepath.Join(outside, "dst", "TestChildABBA", "deadlock-0x1.trace")
+			victim := filepath.Join(outside, "TestChildABBA", "deadlock-0x1.trace")
 			if c.dstDir != "" {
 				victim = filepath.Join(outside, "deadlock-0x1.trace")
 			}
@@ -318,5 +318,32 @@ func TestNoSavesThroughLinks(t *testing.T) {
 				t.Errorf("the directory the link points at holds %d files, want the 1 planted", len(entries))
 			}
 		})
+	}
+}
+
+// TestSavesThroughLinkedTestdata: a package's testdata may be a link (to
+// fixtures shared in a monorepo): its failures are saved and replayed in
+// testdata/dst as usual.
+func TestSavesThroughLinkedTestdata(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	root := t.TempDir()
+	shared := filepath.Join(root, "shared")
+	if err := os.Mkdir(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(root, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := childSaving(t, "", root, "abba", os.Args[0], "-test.run=^TestChildABBA$")
+	if err == nil || !strings.Contains(out, "trace saved as") {
+		t.Fatalf("the buggy test should fail and save its trace:\n%s", out)
+	}
+	if traces, _ := filepath.Glob(filepath.Join(shared, "dst", "TestChildABBA", "*.trace")); len(traces) != 1 {
+		t.Fatalf("saved %q, want one trace in testdata/dst/TestChildABBA\n%s", traces, out)
+	}
+	if out, err := childSaving(t, "", root, "abba-fixed", os.Args[0], "-test.run=^TestChildABBA$", "-test.v"); err != nil || !strings.Contains(out, "no longer fails") {
+		t.Fatalf("the saved failure was not replayed: %v\n%s", err, out)
 	}
 }

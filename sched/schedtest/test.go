@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,10 +62,6 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	}
 	removeTempsForTest(t)
 	o.stopSequential = true
-	if d, ok := t.Deadline(); ok && !o.isWorker {
-		o.timeLeft = time.Until(d)
-		o.stopBy = time.Now().Add(o.timeLeft / deadlineShare)
-	}
 	if o.isWorker {
 		// A hunt's worker: the saved failures are already known; a
 		// worker that stopped on them would hunt nothing.
@@ -86,6 +83,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 			replayForTest(t, path, body, false)
 		}
 	}
+	if d, ok := t.Deadline(); ok && !o.isWorker {
+		o = o.withinDeadline(time.Until(d))
+	}
 	var logf func(string, ...any)
 	if flags.verbose {
 		logf = t.Logf
@@ -101,9 +101,10 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		t.Logf("sched: note: %s", pastNote(x.past, x.n, o.MaxSteps))
 	}
 	if x.nearDeadline {
-		t.Logf("sched: note: %d of %d schedules ran in %v: a test explores for at most 1/%d of the time go test's -timeout "+
-			"left the test binary when it began (%v), so that the tests after it run too; raise -timeout to explore more",
-			x.n, o.Iterations, x.elapsed.Round(time.Millisecond), deadlineShare, o.timeLeft.Round(time.Second))
+		t.Logf("sched: note: the exploration stopped after %d schedules in %v, before its budget (%s): a test explores "+
+			"for at most 1/%d of the time go test's -timeout left the test binary when it began (%v), so that the tests "+
+			"after it run too; raise -timeout to explore more", x.n, x.elapsed.Round(time.Millisecond), budget(o),
+			deadlineShare, o.timeLeft.Round(time.Second))
 	}
 	if x.outerFailed {
 		t.Fatal(outerFailedReport(t.Name(), o, x))
@@ -639,13 +640,29 @@ func optionFlags(o Options) []string {
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
-	if currentMode().wrap && o.Timeout != goTestTimeout {
+	if d, ok := goTestTimeoutNow(); ok && currentMode().wrap && d != goTestTimeout {
 		// A wrapped test's virtual timeout is go test's -timeout: the
 		// line runs it under the same one, or the run would fail later
 		// (or not at all).
-		args = append(args, "-timeout="+o.Timeout.String())
+		args = append(args, "-timeout="+d.String())
 	}
 	return args
+}
+
+// goTestTimeoutNow is the -timeout go test gave this test binary (0: none),
+// or, in a child the harness started, its parent's.
+func goTestTimeoutNow() (time.Duration, bool) {
+	if s := os.Getenv(TestTimeoutEnv); s != "" {
+		d, err := time.ParseDuration(s)
+		return max(d, 0), err == nil
+	}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			d, ok := g.Get().(time.Duration)
+			return max(d, 0), ok
+		}
+	}
+	return 0, false
 }
 
 // goTestTimeout is go test's -timeout when none is given.
@@ -857,6 +874,34 @@ func pastNote(past, n, bound int) string {
 // natively draws once; a thousand of them would cost a thousand native runs
 // and explore no interleaving.
 const sequentialRuns = 10
+
+// withinDeadline is o for a test that has left before go test's -timeout
+// ends the test binary: it stops exploring at 1/deadlineShare of left,
+// unless a time budget was given (-dst.time) that leaves at least as much
+// of left for the rest of the test and the tests after it.
+func (o Options) withinDeadline(left time.Duration) Options {
+	o.timeLeft = left
+	if o.Time > 0 && o.Time <= left-left/deadlineShare {
+		return o // asked for, and it fits
+	}
+	o.stopBy = time.Now().Add(left / deadlineShare)
+	return o
+}
+
+// budget describes o's budget of schedules, for a note.
+func budget(o Options) string {
+	var b []string
+	if !unlimited(o.Iterations) {
+		b = append(b, fmt.Sprintf("%d schedules", o.Iterations))
+	}
+	if o.Time > 0 {
+		b = append(b, fmt.Sprintf("-dst.time %v", o.Time))
+	}
+	if len(b) == 0 {
+		return "none"
+	}
+	return strings.Join(b, " or ")
+}
 
 // deadlineShare: Test explores for at most 1/deadlineShare of the time go
 // test's -timeout leaves the test binary when the test begins. A test

@@ -73,8 +73,10 @@ func versionedDependencyDir() string {
 // saveRoot is the directory beneath which the directories of saveDir's
 // failures are made, replayed and pruned, and which holds no link on the
 // way down to them (confined): the directory -dst.dir or $DST_DIR names,
-// which the user chose as it is; else the package's directory, or the
-// one dstreplay test ran in for a versioned dependency.
+// which the user chose as it is; else the testdata directory of the
+// package (or of the directory dstreplay test ran in, for a versioned
+// dependency), which may be a link (fixtures shared in a monorepo) while
+// testdata/dst and what is beneath it may not.
 func saveRoot() string {
 	switch {
 	case flags.dir != "":
@@ -82,9 +84,9 @@ func saveRoot() string {
 	case os.Getenv("DST_DIR") != "":
 		return os.Getenv("DST_DIR")
 	case versionedDependencyDir() != "":
-		return os.Getenv("DST_TEST_DIR")
+		return filepath.Join(os.Getenv("DST_TEST_DIR"), filepath.Dir(defaultDir))
 	}
-	return "."
+	return filepath.Dir(defaultDir)
 }
 
 // confined checks that the directory of the test name's saved failures is
