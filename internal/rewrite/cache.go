@@ -191,6 +191,20 @@ func openCache(opts Options) (*cache, error) {
 		return nil, fmt.Errorf("rewrite: the cache directory: %w", err)
 	}
 	c.root = root
+	top := c.root
+	if len(check) > 0 {
+		top = check[0]
+	}
+	// Before anything is made there.
+	where, refuse, warn := aboveCache(top)
+	if refuse != "" {
+		return nil, fmt.Errorf("rewrite: refusing the cache directory %s: %s, above it: %s, so others could move the cache "+
+			"aside and change the code that dstreplay test compiles; chmod go-w %s (or +t, for a directory shared on purpose "+
+			"such as /tmp), %s", c.root, where, refuse, where, hint)
+	}
+	if warn != "" {
+		fmt.Fprintf(c.stderr, "dstreplay: note: %s; if that is not you, %s\n", warn, strings.TrimPrefix(hint, "or "))
+	}
 	if err := os.MkdirAll(c.root, 0o700); err != nil {
 		return nil, fmt.Errorf("rewrite: creating the cache directory: %w", err)
 	}
@@ -198,15 +212,6 @@ func openCache(opts Options) (*cache, error) {
 		if err := checkDir(dir, hint); err != nil {
 			return nil, err
 		}
-	}
-	top := c.root
-	if len(check) > 0 {
-		top = check[0]
-	}
-	if where, why := sharedAbove(top); where != "" {
-		return nil, fmt.Errorf("rewrite: refusing the cache directory %s: %s is above it and %s, and so could change the code "+
-			"that dstreplay test compiles; make it the user's alone (chmod go-w, or +t for a shared one such as /tmp), %s",
-			c.root, where, why, hint)
 	}
 	return c, nil
 }

@@ -277,55 +277,84 @@ func TestCacheRefusesSharedDirectory(t *testing.T) {
 	}
 }
 
-// TestCacheRefusesSharedParent: a directory above the cache that another
-// user could write (not sticky) or owns, or a link on the way that another
-// user owns, is refused: they could move the cache aside and put theirs in
-// its place after the checks. A sticky one, as /tmp is, is not.
+// TestCacheRefusesSharedParent: a directory above the cache that others
+// may write and that is not sticky, or that holds a link on the way to it,
+// is refused before anything is made there: they could move the cache
+// aside and put theirs in its place after the checks. A sticky one (as
+// /tmp is), or one whose group is the user's own, is fine; one another
+// user owns (a container's home of another uid) is used, with a note.
 // Regression (found in an attack, fixed): XDG_CACHE_HOME in a 0777
 // directory was used, and another user swapped the cache's directory.
 func TestCacheRefusesSharedParent(t *testing.T) {
 	dir := bareModule(t, map[string]string{"m.go": "package m\n\nfunc F(c chan int) { c <- 1 }\n"})
 	for _, tc := range []struct {
-		name string
-		mode fs.FileMode
-		uid  int
-		link bool // the parent is reached through a link of uid's
-		want string
+		name     string
+		mode     fs.FileMode
+		uid, gid int  // of the parent, or -1
+		link     bool // the cache is reached through a link in the parent, of uid's if given
+		want     string
+		note     string // on stderr, when used
 	}{
-		{"world-writable", 0o777, -1, false, "may write it and it is not sticky"},
-		{"group-writable", 0o770, -1, false, "may write it and it is not sticky"},
-		{"sticky", 0o777 | fs.ModeSticky, -1, false, ""},
-		{"another user's", 0o755, 65534, false, "belongs to uid 65534"},
-		{"another user's link", 0o755, 65534, true, "symbolic link of uid 65534"},
+		{"world-writable", 0o777, -1, -1, false, "others may write it and it is not sticky", ""},
+		{"group-writable, another group", 0o770, -1, 65534, false, "its group, not yours alone, may write it", ""},
+		{"group-writable, the user's group", 0o770, -1, -1, false, "", ""},
+		{"sticky", 0o777 | fs.ModeSticky, -1, -1, false, "", ""},
+		{"a link in a shared directory", 0o777, -1, -1, true, "others may write it and it is not sticky", ""},
+		{"another user's", 0o755, 65534, -1, false, "", "belongs to uid 65534, who could change the code"},
+		{"another user's link", 0o755, 65534, -1, true, "", "a link on the way to the cache, belongs to uid 65534"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.uid >= 0 && os.Geteuid() != 0 {
-				t.Skip("giving a directory to another user takes root")
+			if (tc.uid >= 0 || tc.gid >= 0 || tc.want == "" && tc.mode&0o020 != 0) && os.Geteuid() != 0 {
+				t.Skip("giving a directory to another user or group, or knowing the user's group is private, takes root here")
 			}
 			top := t.TempDir()
 			parent := filepath.Join(top, "shared")
 			if err := os.Mkdir(parent, 0o700); err != nil {
 				t.Fatal(err)
 			}
+			via := parent
+			if tc.link {
+				// The link is in the parent, pointing at a private
+				// directory of the user's.
+				target := filepath.Join(top, "private")
+				if err := os.Mkdir(target, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				via = filepath.Join(parent, "link")
+				if err := os.Symlink(target, via); err != nil {
+					t.Fatal(err)
+				}
+				if tc.uid >= 0 {
+					if err := os.Lchown(via, tc.uid, -1); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else if tc.uid >= 0 || tc.gid >= 0 {
+				if err := os.Chown(parent, tc.uid, tc.gid); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := os.Chmod(parent, tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			via := parent
-			if tc.link {
-				via = filepath.Join(top, "link")
-				if err := os.Symlink(parent, via); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Lchown(via, tc.uid, -1); err != nil {
-					t.Fatal(err)
-				}
-			} else if tc.uid >= 0 {
-				if err := os.Chown(parent, tc.uid, -1); err != nil {
-					t.Fatal(err)
-				}
-			}
 			root := filepath.Join(via, "cache")
-			wantRefused(t, dir, root, tc.want)
+			var stderr strings.Builder
+			_, _, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: []string{"."}, CacheDir: root, Stderr: &stderr})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.note != "" && !strings.Contains(stderr.String(), tc.note) || tc.note == "" && strings.Contains(stderr.String(), "note:") {
+					t.Errorf("stderr %q, want the note %q", stderr.String(), tc.note)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), "refusing the cache directory "+root+":") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want the directory refused, with %q", err, tc.want)
+			}
+			if _, err := os.Lstat(root); err == nil {
+				t.Errorf("made the refused directory %s", root)
+			}
 		})
 	}
 }

@@ -10,6 +10,6 @@ import "io/fs"
 // every file is taken to be the user's.
 func notPrivate(fs.FileInfo) (why string, foreign bool) { return "", false }
 
-// sharedAbove says which directory above the cache's root another user
-// could change; outside Unix, as notPrivate, none.
-func sharedAbove(string) (where, why string) { return "", "" }
+// aboveCache says what the directories above the cache's root let other
+// users do; outside Unix, as notPrivate, nothing.
+func aboveCache(string) (where, refuse, warn string) { return "", "", "" }

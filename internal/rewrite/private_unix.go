@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
@@ -25,16 +27,20 @@ func notPrivate(fi fs.FileInfo) (why string, foreign bool) {
 	return "", false
 }
 
-// sharedAbove says which directory above the cache's root dir (or link on
-// the way to it) another user could change, and why; "" when none. Each
-// directory above the root, the link's targets resolved, must be the
-// user's or root's, and not writable by others unless it is sticky, as
-// /tmp is, where others may not rename or remove what is the user's; each
-// link on the way must be the user's or root's. Otherwise another user
-// could move the cache's directory aside and put one of theirs in its
-// place, after dstreplay's checks and before the go command reads the
-// files, as OpenSSH's StrictModes guards a user's keys.
-func sharedAbove(dir string) (where, why string) {
+// aboveCache says what the directories above the cache's root dir, and
+// the links on the way to it, let other users do. refuse, with where, says
+// why the cache is refused: a directory others may write that is not
+// sticky (as /tmp is, where others may not rename or remove what is the
+// user's), in which they could move the cache aside and put theirs in its
+// place after dstreplay's checks and before the go command reads the
+// files, as OpenSSH's StrictModes guards a user's keys; a directory whose
+// group may write it is fine when the group is the user's own (a user
+// private group, umask 002). warn says why the cache is used with a note:
+// a directory or link another user owns, who could make it so (the home
+// of another uid in a container that runs as root is common and harmless;
+// on a host others use, it is not). Directories the cache does not have
+// yet, which dstreplay will create private, are skipped.
+func aboveCache(dir string) (where, refuse, warn string) {
 	uid := os.Geteuid()
 	owner := func(fi fs.FileInfo) (int, bool) {
 		st, ok := fi.Sys().(*syscall.Stat_t)
@@ -43,35 +49,71 @@ func sharedAbove(dir string) (where, why string) {
 		}
 		return int(st.Uid), int(st.Uid) == uid || st.Uid == 0
 	}
-	for p := dir; ; {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if u, ok := owner(fi); !ok {
-				return p, fmt.Sprintf("it is a symbolic link of uid %d, who could point it elsewhere", u)
+	check := func(p string, fi fs.FileInfo) {
+		if refuse != "" {
+			return
+		}
+		perm := fi.Mode().Perm()
+		switch {
+		case fi.Mode()&fs.ModeSticky != 0:
+		case perm&0o002 != 0:
+			where, refuse = p, fmt.Sprintf("others may write it and it is not sticky (mode %v)", fi.Mode())
+			return
+		case perm&0o020 != 0 && !privateGroup(fi):
+			where, refuse = p, fmt.Sprintf("its group, not yours alone, may write it and it is not sticky (mode %v)", fi.Mode())
+			return
+		}
+		if u, ok := owner(fi); !ok && warn == "" {
+			warn = fmt.Sprintf("%s above the cache belongs to uid %d, who could change the code that dstreplay test compiles", p, u)
+		}
+	}
+	// The path as given: the directories that hold its links too.
+	deepest := ""
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil {
+			if deepest == "" {
+				deepest = p
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				if u, ok := owner(fi); !ok && warn == "" {
+					warn = fmt.Sprintf("%s, a link on the way to the cache, belongs to uid %d, who could point it elsewhere", p, u)
+				}
+			}
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				check(p, st)
 			}
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
+		if filepath.Dir(p) == p {
 			break
 		}
-		p = parent
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	// The path the links lead to.
+	if deepest != "" {
+		if real, err := filepath.EvalSymlinks(deepest); err == nil {
+			for p := real; ; p = filepath.Dir(p) {
+				if st, err := os.Stat(p); err == nil {
+					check(p, st)
+				}
+				if filepath.Dir(p) == p {
+					break
+				}
+			}
+		}
+	}
+	return where, refuse, warn
+}
+
+// privateGroup reports whether the group of fi is the user's own: the
+// user's primary group, of the user's name and no other member.
+func privateGroup(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Gid) != os.Getegid() {
+		return false
+	}
+	u, err := user.Current()
 	if err != nil {
-		return dir, err.Error()
+		return false
 	}
-	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return p, err.Error()
-		}
-		if u, ok := owner(fi); !ok {
-			return p, fmt.Sprintf("it belongs to uid %d, who could move the cache aside", u)
-		}
-		if fi.Mode().Perm()&0o022 != 0 && fi.Mode()&fs.ModeSticky == 0 {
-			return p, fmt.Sprintf("its group or others may write it and it is not sticky (mode %v), so they could move the cache aside", fi.Mode())
-		}
-		if filepath.Dir(p) == p {
-			return "", ""
-		}
-	}
+	g, err := user.LookupGroupId(strconv.Itoa(int(st.Gid)))
+	return err == nil && g.Name == u.Username
 }
