@@ -65,10 +65,13 @@ func runExec(e *env, args []string) int {
 	// outcome): escaped, whatever quotes it. os/exec copies stdout and
 	// stderr in two goroutines, which both write to out: one at a time.
 	var mu sync.Mutex
-	cmd.Stdout = lockedWriter{&mu, io.MultiWriter(newTermSafeWriter(e.stdout), &out)}
-	cmd.Stderr = lockedWriter{&mu, io.MultiWriter(newTermSafeWriter(e.stderr), &out)}
+	stdout, stderr := newTermSafeStream(e.stdout), newTermSafeStream(e.stderr)
+	cmd.Stdout = lockedWriter{&mu, io.MultiWriter(stdout, &out)}
+	cmd.Stderr = lockedWriter{&mu, io.MultiWriter(stderr, &out)}
 	cmd.Env = append(os.Environ(), env...)
 	runErr := cmd.Run()
+	stdout.Flush()
+	stderr.Flush()
 	got := "pass"
 	if m := failedAs.FindSubmatch(out.Bytes()); m != nil {
 		got = string(m[1])

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"unicode/utf8"
 
 	"github.com/dstgo/dst/internal/event"
 )
@@ -30,17 +31,46 @@ func termSafeText(s string) string { return event.Escape(s, true) }
 // termSafeWriter writes to w with every control character escaped but
 // newlines and tabs (termSafeText): put around a command's output made of
 // a trace's strings, it is what makes the output safe whatever a format
-// forgets. Each Write is escaped on its own: a UTF-8 character split across
-// two Writes reads as the bytes it is split into, escaped (fmt.Fprintf
-// writes each call's output at once, so it does not split one).
-type termSafeWriter struct{ w io.Writer }
+// forgets. Each Write is escaped on its own (fmt.Fprintf writes each
+// call's output at once, whole characters), but for a stream's
+// (newTermSafeStream: a child's output, which arrives in pipe-sized
+// chunks): there a UTF-8 character split across two Writes is held until
+// the next, and Flush writes what is held at the end, escaped.
+type termSafeWriter struct {
+	w       io.Writer
+	stream  bool
+	pending []byte // the start of a character the last Write cut
+}
 
-func newTermSafeWriter(w io.Writer) io.Writer { return &termSafeWriter{w: w} }
+func newTermSafeWriter(w io.Writer) *termSafeWriter { return &termSafeWriter{w: w} }
+
+func newTermSafeStream(w io.Writer) *termSafeWriter { return &termSafeWriter{w: w, stream: true} }
 
 func (t *termSafeWriter) Write(p []byte) (int, error) {
-	s := termSafeText(string(p))
-	if _, err := io.WriteString(t.w, s); err != nil {
+	b := append(t.pending, p...)
+	t.pending = nil
+	// Hold back the last character if it is the start of one and cut.
+	for i := len(b) - 1; t.stream && i >= 0 && i >= len(b)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				t.pending, b = append([]byte(nil), b[i:]...), b[:i]
+			}
+			break
+		}
+	}
+	if _, err := io.WriteString(t.w, termSafeText(string(b))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Flush writes what a cut character left held.
+func (t *termSafeWriter) Flush() error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	s := termSafeText(string(t.pending))
+	t.pending = nil
+	_, err := io.WriteString(t.w, s)
+	return err
 }

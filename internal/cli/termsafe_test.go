@@ -47,6 +47,30 @@ func TestTermSafeWriter(t *testing.T) {
 	}
 }
 
+// A stream's characters cut between two Writes (a child's output comes in
+// pipe-sized chunks) come out whole; bytes that are not UTF-8, escaped,
+// whether cut or at the end.
+// Regression (found in review, fixed): "…" cut in two was written as
+// \xe2\x80 and \xa6.
+func TestTermSafeStream(t *testing.T) {
+	in := "a … b €\x1b[2J é\xff\xe2\x80"
+	for cut := range len(in) + 1 {
+		var b bytes.Buffer
+		w := newTermSafeStream(&b)
+		for _, part := range []string{in[:cut], in[cut:]} {
+			if n, err := w.Write([]byte(part)); err != nil || n != len(part) {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if want := `a … b €\x1b[2J é\xff\xe2\x80`; b.String() != want {
+			t.Fatalf("cut at %d: wrote %q, want %q", cut, b.String(), want)
+		}
+	}
+}
+
 // assertTermSafe fails t if out holds what a terminal acts on: ESC, BEL,
 // a carriage return, any other C0 control but newline and tab, DEL, or a
 // C1 control (as a character or a raw byte).
