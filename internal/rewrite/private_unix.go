@@ -16,10 +16,8 @@ import (
 // describes: it is not the user's (foreign), or its group or others may
 // write it; "" when only the user can.
 func notPrivate(fi fs.FileInfo) (why string, foreign bool) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if uid := os.Geteuid(); int(st.Uid) != uid {
-			return fmt.Sprintf("it belongs to uid %d, not to you (uid %d)", st.Uid, uid), true
-		}
+	if owner, ok := ownerOf(fi); ok && owner != os.Geteuid() {
+		return fmt.Sprintf("it belongs to uid %d, not to you (uid %d)", owner, os.Geteuid()), true
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Sprintf("its group or others may write it (mode %v)", fi.Mode()), false
@@ -41,13 +39,10 @@ func notPrivate(fi fs.FileInfo) (why string, foreign bool) {
 // on a host others use, it is not). Directories the cache does not have
 // yet, which dstreplay will create private, are skipped.
 func aboveCache(dir string) (where, refuse, warn string) {
-	uid := os.Geteuid()
+	// owner is fi's owner, and whether it is the user or root.
 	owner := func(fi fs.FileInfo) (int, bool) {
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return 0, true
-		}
-		return int(st.Uid), int(st.Uid) == uid || st.Uid == 0
+		u, known := ownerOf(fi)
+		return u, !known || u == os.Geteuid() || u == 0
 	}
 	check := func(p string, fi fs.FileInfo) {
 		if refuse != "" {
@@ -101,6 +96,15 @@ func aboveCache(dir string) (where, refuse, warn string) {
 		}
 	}
 	return where, refuse, warn
+}
+
+// ownerOf is the uid of fi's owner, when the file system says.
+func ownerOf(fi fs.FileInfo) (uid int, known bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
 }
 
 // privateGroup reports whether the group of fi is the user's own: the
