@@ -6,9 +6,12 @@ package gotest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -168,4 +171,27 @@ func isTestFunc(name string) bool {
 		return true
 	}
 	return false
+}
+
+// TimeoutEnv names the variable that tells a child process of a test
+// binary the -timeout go test gave the process that started it: a wrapped
+// test's virtual timeout is that, in the child too.
+const TimeoutEnv = "DST_GOTEST_TIMEOUT"
+
+// Timeout is the -timeout go test gave this test binary (0: none), or, in
+// a child process the harness started (TimeoutEnv set), its parent's; ok
+// is false outside a test binary.
+func Timeout() (d time.Duration, ok bool) {
+	if s := os.Getenv(TimeoutEnv); s != "" {
+		if d, err := time.ParseDuration(s); err == nil {
+			return max(d, 0), true
+		}
+	}
+	if f := flag.Lookup("test.timeout"); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			d, ok := g.Get().(time.Duration)
+			return max(d, 0), ok
+		}
+	}
+	return 0, false
 }

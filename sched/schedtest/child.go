@@ -149,4 +149,4 @@ func scheduleArgs(name string, o Options, x exploration) (args []string, cleanup
 // TestTimeoutEnv names the variable that tells a child process of the test
 // binary the -timeout go test gave the process that started it: a wrapped
 // test's virtual timeout is that, in the child too (nativetest.Wrap).
-const TestTimeoutEnv = "DST_GOTEST_TIMEOUT"
+const TestTimeoutEnv = gotest.TimeoutEnv

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -640,29 +639,13 @@ func optionFlags(o Options) []string {
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
-	if d, ok := goTestTimeoutNow(); ok && currentMode().wrap && d != goTestTimeout {
+	if d, ok := gotest.Timeout(); ok && currentMode().wrap && d != goTestTimeout {
 		// A wrapped test's virtual timeout is go test's -timeout: the
 		// line runs it under the same one, or the run would fail later
 		// (or not at all).
 		args = append(args, "-timeout="+d.String())
 	}
 	return args
-}
-
-// goTestTimeoutNow is the -timeout go test gave this test binary (0: none),
-// or, in a child the harness started, its parent's.
-func goTestTimeoutNow() (time.Duration, bool) {
-	if s := os.Getenv(TestTimeoutEnv); s != "" {
-		d, err := time.ParseDuration(s)
-		return max(d, 0), err == nil
-	}
-	if f := flag.Lookup("test.timeout"); f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			d, ok := g.Get().(time.Duration)
-			return max(d, 0), ok
-		}
-	}
-	return 0, false
 }
 
 // goTestTimeout is go test's -timeout when none is given.

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"reflect"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/sched/schedtest"
@@ -87,21 +87,8 @@ func Wrap(t *testing.T, body func(t *T)) {
 // wrapped test is written for real time, and one whose virtual clock gets
 // that far would have been stopped there.
 func testTimeout() time.Duration {
-	if s := os.Getenv(schedtest.TestTimeoutEnv); s != "" {
-		// A child process the harness started: its own -timeout is its
-		// bound, not the test's.
-		if d, err := time.ParseDuration(s); err == nil {
-			return max(d, 0)
-		}
-	}
-	if f := flag.Lookup("test.timeout"); f != nil {
-		if g, ok := f.Value.(flag.Getter); ok {
-			if d, ok := g.Get().(time.Duration); ok && d > 0 {
-				return d
-			}
-		}
-	}
-	return 0
+	d, _ := gotest.Timeout() // in a child the harness started, its parent's
+	return d
 }
 
 // skipSignal unwinds a test's goroutine for SkipNow; main recovers it.
