@@ -62,8 +62,8 @@ func runChild(t *testing.T, bound time.Duration, explore bool, args []string, en
 		// A wrapped test's runs time out at go test's -timeout on the
 		// virtual clock (nativetest.Wrap): the child's is this process's,
 		// not the bound its own -test.timeout says.
-		if f := flag.Lookup("test.timeout"); f != nil {
-			cmd.Env = append(cmd.Env, TestTimeoutEnv+"="+f.Value.String())
+		if d, ok := gotest.Timeout(); ok {
+			cmd.Env = append(cmd.Env, TestTimeoutEnv+"="+d.String())
 		}
 	}
 	cmd.WaitDelay = childGrace
