@@ -172,6 +172,8 @@ type Options struct {
 	stopBy time.Time
 	// timeLeft is how long the test binary had left when Test began.
 	timeLeft time.Duration
+	// testsAfter is how many top-level tests go test runs after this one.
+	testsAfter int
 }
 
 // ClockFaults make the virtual clock misbehave within bounds.

@@ -83,7 +83,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		}
 	}
 	if d, ok := t.Deadline(); ok && !o.isWorker {
-		o = o.withinDeadline(time.Until(d))
+		o = o.withinDeadline(time.Until(d), testsAfter(t.Name()))
 	}
 	var logf func(string, ...any)
 	if flags.verbose {
@@ -100,10 +100,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 		t.Logf("sched: note: %s", pastNote(x.past, x.n, o.MaxSteps))
 	}
 	if x.nearDeadline {
-		t.Logf("sched: note: the exploration stopped after %d schedules in %v, before its budget (%s): a test explores "+
-			"for at most 1/%d of the time go test's -timeout left the test binary when it began (%v), so that the tests "+
-			"after it run too; raise -timeout to explore more", x.n, x.elapsed.Round(time.Millisecond), budget(o),
-			deadlineShare, o.timeLeft.Round(time.Second))
+		t.Logf("sched: note: %s", deadlineNote(o, x))
 	}
 	if x.outerFailed {
 		t.Fatal(outerFailedReport(t.Name(), o, x))
@@ -858,19 +855,6 @@ func pastNote(past, n, bound int) string {
 // and explore no interleaving.
 const sequentialRuns = 10
 
-// withinDeadline is o for a test that has left before go test's -timeout
-// ends the test binary: it stops exploring at 1/deadlineShare of left,
-// unless a time budget was given (-dst.time) that leaves at least as much
-// of left for the rest of the test and the tests after it.
-func (o Options) withinDeadline(left time.Duration) Options {
-	o.timeLeft = left
-	if o.Time > 0 && o.Time <= left-left/deadlineShare {
-		return o // asked for, and it fits
-	}
-	o.stopBy = time.Now().Add(left / deadlineShare)
-	return o
-}
-
 // budget describes o's budget of schedules, for a note.
 func budget(o Options) string {
 	var b []string
@@ -885,15 +869,6 @@ func budget(o Options) string {
 	}
 	return strings.Join(b, " or ")
 }
-
-// deadlineShare: Test explores for at most 1/deadlineShare of the time go
-// test's -timeout leaves the test binary when the test begins. A test
-// whose thousand schedules take an hour (a pool's test at seconds a
-// schedule) would otherwise end the binary, and every test after it, with
-// go test's panic; with a share of what is left, however many tests
-// follow, the binary keeps three quarters of its time for the rest of the
-// test (shrinking a failure, running it alone) and the tests after it.
-const deadlineShare = 4
 
 // sequential reports whether res is of a run in which the body never
 // started a goroutine and drew nothing but what Go leaves to chance: the
