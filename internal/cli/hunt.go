@@ -26,13 +26,16 @@ import (
 // runs them as worker processes with -dst.strategy=hunt, shares the workers
 // out among the tests, and gathers what the workers report on stdout.
 
-const huntHelp = `Hunt searches the tests that call schedtest.Test for failing schedules, with a
-coverage-guided fuzz loop in each of -j worker processes, until its budget is spent:
--time of wall-clock time, or -execs executions across all workers, whichever comes first
-(-time 1m when neither is given). Packages are given as to go test (default .).
+const huntHelp = `Hunt searches the tests that call schedtest.Test (with -wrap, every test function, as it
+is written) for failing schedules, with a coverage-guided fuzz loop in each of -j worker
+processes, until its budget is spent: -time of wall-clock time, or -execs executions across
+all workers, whichever comes first (-time 1m when neither is given). Packages are given as
+to go test (default .).
 
-It builds each package's test binary (go test -c, with -race if asked), lists the tests
-that -run selects, and runs the binary in the package's directory as the workers:
+It rewrites the code onto the scheduler as dstreplay test does (-wrap and -rewrite mean
+what they mean there), builds each package's test binary (go test -c -overlay, with -race if
+asked), lists the tests that -run selects, and runs the binary in the package's directory as
+the workers:
 
 	pkg.test -test.run '^TestX$' -dst.strategy=hunt -dst.time=... -dst.corpus=... -dst.worker=N -dst.keepgoing
 
@@ -60,7 +63,8 @@ SIGTERM, which are passed on to the workers) a summary goes to stdout: per test,
 executions, corpus, coverage and failures, and for each failure its kind, message, the
 sizes of its schedule before and after shrinking, and how to open it. Hunt exits with 1
 when it found a failure, 0 when it found none, and 2 when the packages do not build, no
-test matches, or no test calls schedtest.Test.`
+test matches, no test calls schedtest.Test (without -wrap), or no test reached a
+scheduling point (the coverage stayed at zero: nothing was hunted).`
 
 // checkHunt fills in the defaults of the flags in c and validates them.
 func checkHunt(c *hunt.Settings) error {
@@ -114,6 +118,9 @@ func runHunt(e *env, args []string) int {
 	fs.StringVar(&cfg.Dir, "dir", "", "save failures under `dir` (default: each package's testdata/dst)")
 	fs.DurationVar(&cfg.Batch, "batch", 2*time.Second, "with several tests, the `length` of a worker's turn at one test")
 	fs.BoolVar(&cfg.Verbose, "v", false, "show the workers' other output, and notes on the tests")
+	wrap := fs.Bool("wrap", false, "hunt every test function of the packages under the scheduler, as it is (as dstreplay test -wrap)")
+	var extra patternList
+	fs.Var(&extra, "rewrite", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (as dstreplay test)")
 	code := ExitOK
 	if !c.parse(fs, args, anyArgs, &code) {
 		return code
@@ -126,6 +133,19 @@ func runHunt(e *env, args []string) int {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
+	var build []string
+	if cfg.Race {
+		build = append(build, "-race")
+	}
+	rw, code := rewriteFor(e, "hunt", *wrap, extra, patterns, build)
+	if code != ExitOK {
+		return code
+	}
+	cfg.Overlay, cfg.Env = rw.overlay, rw.env
+	if cfg.Verbose {
+		fmt.Fprintf(e.stderr, "dstreplay hunt: %d file(s) rewritten (-overlay=%s)\n", rw.files, rw.overlay)
+	}
+	rerun := rerunCommand(*wrap, extra, cfg.Race)
 	// From here, SIGINT and SIGTERM end the hunt rather than the command;
 	// one that comes while the binaries build is seen when the hunt starts.
 	sigs := make(chan os.Signal, 1)
@@ -147,26 +167,28 @@ func runHunt(e *env, args []string) int {
 		return ExitUsage
 	}
 	h := hunt.NewHunter(cfg, tests, e.stderr)
-	showHunt(h, e.stderr)
+	showHunt(h, rerun, e.stderr)
 	h.Run(sigs)
-	return huntSummary(h, e.stdout, e.stderr)
+	return huntSummary(h, rerun, e.stdout, e.stderr)
 }
 
 // showHunt has h's progress and its findings, as they come, written to w.
-func showHunt(h *hunt.Hunter, w io.Writer) {
+// rerun is the command, before the package, that runs a test again.
+func showHunt(h *hunt.Hunter, rerun string, w io.Writer) {
 	h.OnProgress = func(p hunt.Progress) {
 		orderProgress(p.Tests)
 		fmt.Fprintln(w, formatProgress(p))
 	}
 	h.OnFinding = func(f *hunt.Finding) {
 		fmt.Fprintf(w, "dstreplay hunt: %s (worker %d, %v): %s\n", f.Test, f.Worker, f.At.Round(time.Second), f.Headline())
-		writeFinding(w, f, h.Settings.Race, true)
+		writeFinding(w, f, rerun, true)
 	}
 }
 
 // writeFinding writes the details of f under its headline, indented: its
-// shrinking and how to open it, and a crash's output when asked.
-func writeFinding(w io.Writer, f *hunt.Finding, race, output bool) {
+// shrinking and how to open it, and a crash's output when asked; rerun is
+// the command, before the package, that runs its test again.
+func writeFinding(w io.Writer, f *hunt.Finding, rerun string, output bool) {
 	if f.Exit != "" {
 		fmt.Fprintf(w, "\tthe worker process exited: %s\n", f.Exit)
 		if output && len(f.Output) > 0 {
@@ -191,8 +213,8 @@ func writeFinding(w io.Writer, f *hunt.Finding, race, output bool) {
 	case f.Trace != "" && f.Kind != "crash":
 		fmt.Fprintf(w, "\tdstreplay show %s\n\tdstreplay exec %s\n", f.Trace, f.Trace)
 	case f.Saved != "":
-		fmt.Fprintf(w, "\tthe input it was running: %s\n\tgo test -count=1%s %s -run '%s' -dst.input=%s\n",
-			f.Saved, cond(race, " -race", ""), f.Test.Pkg.Path, gotest.RunPattern(f.Test.Name), f.Saved)
+		fmt.Fprintf(w, "\tthe input it was running: %s\n\t%s %s -run '%s' -dst.input=%s\n",
+			f.Saved, rerun, f.Test.Pkg.Path, gotest.RunPattern(f.Test.Name), f.Saved)
 	case errors.Is(f.SaveErr, fs.ErrNotExist):
 		fmt.Fprintf(w, "\tit had not begun to run inputs\n")
 	case f.SaveErr != nil:
@@ -200,6 +222,23 @@ func writeFinding(w io.Writer, f *hunt.Finding, race, output bool) {
 	case f.Exit == "":
 		fmt.Fprintf(w, "\t(the worker could not save it)\n")
 	}
+}
+
+// rerunCommand is the command, before the package, that runs a hunted
+// test again as the hunt built it: dstreplay test with the hunt's rewrite
+// flags (the code is rewritten as the hunt rewrote it), -count=1 and -race
+// when the hunt had it.
+func rerunCommand(wrap bool, extra []string, race bool) string {
+	dir, _ := os.Getwd()
+	how := cmp.Or(invocation(dir), "dstreplay")
+	cmd := how + " test"
+	if wrap {
+		cmd += " -wrap"
+	}
+	if len(extra) > 0 {
+		cmd += " -rewrite=" + shellQuote(strings.Join(extra, ","))
+	}
+	return cmd + " -count=1" + cond(race, " -race", "")
 }
 
 func cond(c bool, a, b string) string {
@@ -300,7 +339,7 @@ func orderProgress(tests []hunt.TestProgress) {
 
 // huntSummary writes the table of h's tests and its findings to w, and returns the exit
 // code.
-func huntSummary(h *hunt.Hunter, w, stderr io.Writer) int {
+func huntSummary(h *hunt.Hunter, rerun string, w, stderr io.Writer) int {
 	elapsed := h.Elapsed.Round(time.Millisecond * 100)
 	how := "hunted"
 	if h.Interrupted != nil {
@@ -314,12 +353,16 @@ func huntSummary(h *hunt.Hunter, w, stderr io.Writer) int {
 		elapsed, h.Settings.Jobs, plural(h.Settings.Jobs, "worker"), h.Execs, short(rate))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "test\texecs\tcorpus\tcover\tfailures\t\n")
-	sched := false
+	sched, covered := false, false
 	for _, t := range h.Tests {
 		sched = sched || t.Sched
+		covered = covered || t.Cover > 0
 		note := ""
-		if t.Dropped != "" {
+		switch {
+		case t.Dropped != "":
 			note = "(" + t.Dropped + ")"
+		case t.Sched && t.Cover == 0 && t.Execs > 0:
+			note = "(no scheduling point reached)"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", t, t.Execs, t.CorpusSize, t.Cover, t.Failures, note)
 	}
@@ -327,7 +370,14 @@ func huntSummary(h *hunt.Hunter, w, stderr io.Writer) int {
 	if len(h.Findings) == 0 {
 		fmt.Fprintf(w, "\nno failures\n")
 		if !sched {
-			fmt.Fprintf(stderr, "dstreplay hunt: none of the tests calls schedtest.Test: nothing was hunted\n")
+			fmt.Fprintf(stderr, "dstreplay hunt: none of the tests calls schedtest.Test: nothing was hunted (-wrap hunts tests as they are written)\n")
+			return ExitUsage
+		}
+		if !covered && h.Execs > 0 {
+			fmt.Fprintf(stderr, "dstreplay hunt: the coverage stayed at zero over %d executions: no test reached a scheduling point "+
+				"(a goroutine, channel, lock, timer or select on the scheduler), so there was no schedule to hunt; code that is "+
+				"not rewritten runs natively (see the notes on stderr, and -rewrite), and a test that starts no goroutine has "+
+				"no interleaving\n", h.Execs)
 			return ExitUsage
 		}
 		return ExitOK
@@ -340,7 +390,21 @@ func huntSummary(h *hunt.Hunter, w, stderr io.Writer) int {
 			fmt.Fprintf(w, ", %d times in all", f.Count)
 		}
 		fmt.Fprintln(w)
-		writeFinding(w, f, h.Settings.Race, false)
+		writeFinding(w, f, rerun, false)
 	}
 	return ExitFailure
+}
+
+// patternList is a flag of comma-separated patterns that may be given
+// more than once.
+type patternList []string
+
+func (l *patternList) String() string { return strings.Join(*l, ",") }
+
+func (l *patternList) Set(v string) error {
+	if v == "" {
+		return errors.New("want import path patterns")
+	}
+	*l = append(*l, strings.Split(v, ",")...)
+	return nil
 }

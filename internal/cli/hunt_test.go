@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -166,7 +167,11 @@ func fakeWorker(args []string) int {
 		if name == "TestAlways" {
 			failing = execs // every schedule fails
 		}
-		fmt.Printf(`dst-hunt {"test":%q,"worker":%d,"execs":%d,"failing":%d,"corpus":5,"cover":10,"failures":0,"new":1,"final":%v}`+"\n", name, *worker, execs, failing, final)
+		cover := 10
+		if name == "TestUncovered" {
+			cover = 0 // it reaches no scheduling point
+		}
+		fmt.Printf(`dst-hunt {"test":%q,"worker":%d,"execs":%d,"failing":%d,"corpus":5,"cover":%d,"failures":0,"new":1,"final":%v}`+"\n", name, *worker, execs, failing, cover, final)
 	}
 	switch name {
 	case "TestGORACE":
@@ -255,9 +260,9 @@ func newFakeHunter(t *testing.T, s hunt.Settings, names ...string) *fakeHunter {
 
 // run runs the hunt as the command does, and returns its exit code.
 func (f *fakeHunter) run(sigs <-chan os.Signal) int {
-	showHunt(f.Hunter, &f.errb)
+	showHunt(f.Hunter, "dstreplay test -count=1", &f.errb)
 	f.Run(sigs)
-	return huntSummary(f.Hunter, &f.out, &f.errb)
+	return huntSummary(f.Hunter, "dstreplay test -count=1", &f.out, &f.errb)
 }
 
 func TestHunterSeveralTests(t *testing.T) {
@@ -285,7 +290,7 @@ func TestHunterSeveralTests(t *testing.T) {
 		"TestBuggy: deadlock: all goroutines are blocked",
 		"TestCrash: crash: fatal error: concurrent map writes",
 		// The package first: go test passes what follows a -dst flag to the test.
-		"go test -count=1 example.com/fake -run '^TestCrash$' -dst.input=" + filepath.Join(h.Settings.Dir, "TestCrash", "crash-1234.input") + "\n",
+		"dstreplay test -count=1 example.com/fake -run '^TestCrash$' -dst.input=" + filepath.Join(h.Settings.Dir, "TestCrash", "crash-1234.input") + "\n",
 		"its trace up to the crash: dstreplay " + filepath.Join(h.Settings.Dir, "TestCrash", "crash-1234.trace") + "\n",
 		"(no progress reported: skipped, or no schedtest.Test)",
 	} {
@@ -442,6 +447,61 @@ func TestHunterExecsBudget(t *testing.T) {
 	}
 }
 
+// Every test has a first batch, however many share the budget: with ten
+// tests, 2 s batches on two workers and a 4 s budget, seven tests never
+// ran (regression: a hunt of examples/plain's ten tests for 10 s left one
+// of its five bugs unfound, with 0 execs).
+func TestHunterFirstBatches(t *testing.T) {
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("TestGood%c", 'A'+i))
+	}
+	h := newFakeHunter(t, hunt.Settings{Budget: 4 * time.Second, Jobs: 2, Batch: 2 * time.Second}, names...)
+	if code := h.run(nil); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, &h.out, &h.errb)
+	}
+	for _, test := range h.Tests {
+		if test.Execs == 0 {
+			t.Errorf("%s ran no execution:\n%s", test.Name, &h.out)
+		}
+	}
+}
+
+// A hunt whose tests reach no scheduling point hunted nothing, and says so
+// with a non-zero exit: regression, a hunt of a package whose code needed
+// the rewrite ran 24,402 executions, said "corpus 0, cover 0, no failures"
+// and exited 0. One test without coverage beside others is a note.
+func TestHunterWithoutCoverage(t *testing.T) {
+	h := newFakeHunter(t, hunt.Settings{Execs: 200, Jobs: 1, Batch: time.Second}, "TestUncovered")
+	if code := h.run(nil); code != ExitUsage {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitUsage, &h.out, &h.errb)
+	}
+	if !strings.Contains(h.errb.String(), "dstreplay hunt: the coverage stayed at zero over 200 executions: no test reached a scheduling point") {
+		t.Errorf("stderr:\n%s", &h.errb)
+	}
+	h = newFakeHunter(t, hunt.Settings{Budget: 3 * time.Second, Jobs: 2, Batch: 300 * time.Millisecond}, "TestUncovered", "TestGood")
+	if code := h.run(nil); code != ExitOK {
+		t.Errorf("exit %d, want %d\n%s\n%s", code, ExitOK, &h.out, &h.errb)
+	}
+	if !regexp.MustCompile(`TestUncovered .*\(no scheduling point reached\)`).MatchString(h.out.String()) || strings.Contains(h.errb.String(), "stayed at zero") {
+		t.Errorf("summary:\n%s\nstderr:\n%s", &h.out, &h.errb)
+	}
+}
+
+// The hunt's workers run in the environment the rewrite asks for (the
+// marker reports and traces read).
+func TestHunterWorkersEnv(t *testing.T) {
+	pkg := &hunt.Package{Path: "example.com/fake", Dir: t.TempDir(), Bin: "/bin/true"}
+	test := hunt.NewTest(pkg, "TestX", t.TempDir(), t.TempDir())
+	h := hunt.NewHunter(hunt.Settings{Jobs: 1, Env: []string{"DST_REWRITTEN=-wrap"}}, []*hunt.Test{test}, io.Discard)
+	if cmd := h.Command(test, nil); !slices.Contains(cmd.Env, "DST_REWRITTEN=-wrap") || len(cmd.Env) < 2 {
+		t.Errorf("the worker's environment %q", cmd.Env)
+	}
+	if cmd := hunt.NewHunter(hunt.Settings{Jobs: 1}, []*hunt.Test{test}, io.Discard).Command(test, nil); cmd.Env != nil {
+		t.Errorf("without Env, the worker's environment %q, want the hunt's", cmd.Env)
+	}
+}
+
 func TestHunterInterrupt(t *testing.T) {
 	h := newFakeHunter(t, hunt.Settings{Budget: time.Minute, Jobs: 2, Batch: time.Second}, "TestGood")
 	sigs := make(chan os.Signal, 1)
@@ -484,6 +544,44 @@ func TestHuntEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(m[1]); errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(m[1], tmp) {
 		t.Errorf("the trace %s: %v", m[1], err)
+	}
+}
+
+// TestHuntWrap hunts examples/plain's tests, ordinary go tests over plain
+// Go, as they are written: each buggy twin's bug is found, and saved as a
+// trace that dstreplay exec re-runs; no fixed twin fails. Regression: hunt
+// built with plain go test -c, so that code needing the rewrite ran
+// natively and a hunt found nothing.
+func TestHuntWrap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rewrites, builds and hunts examples/plain")
+	}
+	t.Setenv("DST_DEMO", "1") // the buggy twins' tests skip themselves otherwise
+	t.Chdir("../..")
+	tmp := t.TempDir()
+	var out, errb bytes.Buffer
+	code := Main([]string{"hunt", "-wrap", "-time", "12s", "-j", "2",
+		"-corpus", filepath.Join(tmp, "corpus"), "-dir", filepath.Join(tmp, "fail"), "./examples/plain"}, &out, &errb)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, &out, &errb)
+	}
+	for test, kind := range map[string]string{"TestBuggyWallet": "test failed", "TestBuggyLedger": "deadlock",
+		"TestBuggyQueue": "panic", "TestBuggyFetch": "leak", "TestBuggyGather": "test failed"} {
+		if !regexp.MustCompile(`(?m)^` + test + `: ` + kind).MatchString(out.String()) {
+			t.Errorf("no %s found in %s:\n%s", kind, test, &out)
+		}
+	}
+	if m := regexp.MustCompile(`(?m)^TestFixed\w+: .*`).FindAllString(out.String(), -1); len(m) > 0 {
+		t.Errorf("fixed twins failed: %q", m)
+	}
+	traces, _ := filepath.Glob(filepath.Join(tmp, "fail", "TestBuggyLedger", "*.trace"))
+	if len(traces) == 0 {
+		t.Fatalf("no trace saved for TestBuggyLedger:\n%s", &out)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := Main([]string{"exec", traces[0]}, &out, &errb); code != ExitOK || !strings.Contains(errb.String(), "the re-run ended as recorded: deadlock") {
+		t.Errorf("exec %s: exit %d\n%s\n%s", traces[0], code, &out, &errb)
 	}
 }
 

@@ -94,35 +94,21 @@ func runTest(e *env, args []string) int {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
-		return ExitUsage
-	}
-	set, deps, err := rewriteSet(wrap, extra, true)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
-		return ExitUsage
-	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: set, Deps: deps, Wrap: wrap, Flags: flags, Stderr: e.stderr})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
-		return ExitFailure
+	rw, code := rewriteFor(e, "test", wrap, extra, patterns, flags)
+	if code != ExitOK {
+		return code
 	}
 	if overlayOnly {
-		fmt.Fprintln(e.stdout, path)
+		fmt.Fprintln(e.stdout, rw.overlay)
 		return ExitOK
 	}
-	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", n, path)
+	fmt.Fprintf(e.stderr, "dstreplay test: %d file(s) rewritten (-overlay=%s)\n", rw.files, rw.overlay)
 	if note := raceNote(rest); note != "" {
 		fmt.Fprintf(e.stderr, "dstreplay test: %s\n", note)
 	}
-	cmd := exec.Command("go", append([]string{"test", "-overlay=" + path}, rest...)...)
+	cmd := exec.Command("go", append([]string{"test", "-overlay=" + rw.overlay}, rest...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
-	cmd.Env = append(os.Environ(), rewrite.EnvMarker+"="+markerValue(wrap, extra, deps), "DST_TEST_DIR="+dir)
-	if how := invocation(dir); how != "" {
-		cmd.Env = append(cmd.Env, envTool+"="+how) // for the commands reports print
-	}
+	cmd.Env = append(os.Environ(), rw.env...)
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {
@@ -132,6 +118,45 @@ func runTest(e *env, args []string) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// rewritten is the code of a command's packages rewritten onto the
+// scheduler: the -overlay file for the go command, how many files it
+// replaces, and the environment the test binaries run in (the rewrite's
+// flags, which reports and traces carry; where the command ran; how the
+// tool was invoked, for the commands reports print).
+type rewritten struct {
+	overlay string
+	files   int
+	env     []string
+}
+
+// rewriteFor rewrites the packages that patterns match, with go's build
+// flags (-race, -tags), their module's packages and the dependencies that
+// -wrap and -rewrite's patterns (extra) say, for the command cmd; on
+// failure it has said why on stderr and returns the exit code.
+func rewriteFor(e *env, cmd string, wrap bool, extra, patterns, flags []string) (rewritten, int) {
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		return rewritten{}, ExitUsage
+	}
+	set, deps, err := rewriteSet(wrap, extra, true)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		return rewritten{}, ExitUsage
+	}
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: set, Deps: deps, Wrap: wrap, Flags: flags, Stderr: e.stderr})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
+		return rewritten{}, ExitFailure
+	}
+	rw := rewritten{overlay: path, files: n,
+		env: []string{rewrite.EnvMarker + "=" + markerValue(wrap, extra, deps), "DST_TEST_DIR=" + dir}}
+	if how := invocation(dir); how != "" {
+		rw.env = append(rw.env, envTool+"="+how)
+	}
+	return rw, ExitOK
 }
 
 // raceNote is what dstreplay test says of data races given go test's

@@ -38,6 +38,12 @@ type Settings struct {
 	Dir     string        // absolute; "": each package's default
 	Batch   time.Duration // at least MinBatch
 	Verbose bool
+	// Overlay, when set, is the go command's -overlay file the test
+	// binaries are built with (dstreplay's rewrite).
+	Overlay string
+	// Env is added to the environment of every test binary the hunt runs
+	// (the rewrite's marker, which reports and traces read).
+	Env []string
 }
 
 // proc is one run of a worker process.
@@ -118,6 +124,9 @@ func NewHunter(s Settings, tests []*Test, log io.Writer) *Hunter {
 		Command: func(t *Test, args []string) *exec.Cmd {
 			cmd := exec.Command(t.Pkg.Bin, args...)
 			cmd.Dir = t.Pkg.Dir
+			if len(s.Env) > 0 {
+				cmd.Env = append(os.Environ(), s.Env...)
+			}
 			return cmd
 		},
 		Recover: RecoverCrash,
@@ -224,12 +233,15 @@ func (h *Hunter) startNext(slot int, now time.Time) bool {
 		}
 		iters = (left + int64(free) - 1) / int64(free)
 	}
-	live, cands := 0, []*Test(nil)
+	live, unstarted, cands := 0, 0, []*Test(nil)
 	for _, t := range h.Tests {
 		if t.Dropped != "" {
 			continue
 		}
 		live++
+		if t.Batches == 0 && t.Running == 0 {
+			unstarted++
+		}
 		// Until a test shows that it hunts, it runs on one worker.
 		if (t.Sched || t.Running == 0) && !now.Before(t.notBefore) {
 			cands = append(cands, t)
@@ -248,6 +260,13 @@ func (h *Hunter) startNext(slot int, now time.Time) bool {
 		d = h.Settings.Batch
 		if remaining > 0 {
 			d = min(d, remaining)
+		}
+		if remaining > 0 && unstarted > 0 {
+			// Every test has a first batch within half of what is
+			// left, however many there are: ten tests of 2 s batches
+			// on two workers would spend a 10 s budget on first
+			// batches, and a test drawn last none at all.
+			d = min(d, max(MinBatch, remaining*time.Duration(h.Settings.Jobs)/time.Duration(2*unstarted)))
 		}
 	}
 	h.start(t, slot, d.Round(time.Millisecond), iters, now)

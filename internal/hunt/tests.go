@@ -78,6 +78,9 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 			if cfg.Race {
 				argv = append(argv, "-race")
 			}
+			if cfg.Overlay != "" {
+				argv = append(argv, "-overlay="+cfg.Overlay)
+			}
 			// In the package's directory, whatever module it is in.
 			_, errs[i] = goCommand("building the tests of "+p.Path, p.Dir, append(argv, "."), nil)
 		})
@@ -93,6 +96,9 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 		// cannot hunt, rejects it.
 		cmd := exec.Command(p.Bin, "-test.list", cfg.Run, "-dst.keepgoing")
 		cmd.Dir = p.Dir
+		if len(cfg.Env) > 0 {
+			cmd.Env = append(os.Environ(), cfg.Env...)
+		}
 		out, err := cmd.CombinedOutput()
 		if err != nil && bytes.Contains(out, []byte("flag provided but not defined: -dst.")) {
 			noHunt = append(noHunt, p.Path)
