@@ -118,6 +118,7 @@ func runHunt(e *env, args []string) int {
 	fs.StringVar(&cfg.Dir, "dir", "", "save failures under `dir` (default: each package's testdata/dst)")
 	fs.DurationVar(&cfg.Batch, "batch", 2*time.Second, "with several tests, the `length` of a worker's turn at one test")
 	fs.BoolVar(&cfg.Verbose, "v", false, "show the workers' other output, and notes on the tests")
+	github := fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "report to GitHub Actions: an error annotation per failure on stdout, and a job summary appended to $GITHUB_STEP_SUMMARY (default: true when $GITHUB_ACTIONS is)")
 	wrap := fs.Bool("wrap", false, "hunt every test function of the packages under the scheduler, as it is (as dstreplay test -wrap)")
 	var extra patternList
 	fs.Var(&extra, "rewrite", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (as dstreplay test)")
@@ -169,7 +170,20 @@ func runHunt(e *env, args []string) int {
 	h := hunt.NewHunter(cfg, tests, e.stderr)
 	showHunt(h, rerun, e.stderr)
 	h.Run(sigs)
-	return huntSummary(h, rerun, e.stdout, e.stderr)
+	code = huntSummary(h, rerun, e.stdout, e.stderr)
+	if *github {
+		root := os.Getenv("GITHUB_WORKSPACE")
+		if root == "" {
+			root, _ = os.Getwd()
+		}
+		githubAnnotations(e.stdout, h, root)
+		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			if err := appendSummary(path, githubSummary(h, rerun, root)); err != nil {
+				fmt.Fprintf(e.stderr, "dstreplay hunt: %v\n", err)
+			}
+		}
+	}
+	return code
 }
 
 // showHunt has h's progress and its findings, as they come, written to w.

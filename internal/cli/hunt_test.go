@@ -560,15 +560,36 @@ func TestHuntWrap(t *testing.T) {
 	t.Chdir("../..")
 	tmp := t.TempDir()
 	var out, errb bytes.Buffer
-	code := Main([]string{"hunt", "-wrap", "-time", "12s", "-j", "2",
+	summary := filepath.Join(tmp, "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	t.Setenv("GITHUB_WORKSPACE", "")
+	code := Main([]string{"hunt", "-wrap", "-github", "-time", "12s", "-j", "2",
 		"-corpus", filepath.Join(tmp, "corpus"), "-dir", filepath.Join(tmp, "fail"), "./examples/plain"}, &out, &errb)
 	if code != ExitFailure {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, &out, &errb)
 	}
-	for test, kind := range map[string]string{"TestBuggyWallet": "test failed", "TestBuggyLedger": "deadlock",
-		"TestBuggyQueue": "panic", "TestBuggyFetch": "leak", "TestBuggyGather": "test failed"} {
+	md, err := os.ReadFile(summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each bug is found, and annotated at the line it is read at: the
+	// failed check, the blocked lock, the panicking send, the leaked
+	// goroutine's send.
+	for test, want := range map[string][2]string{
+		"TestBuggyWallet": {"test failed", "plain_test.go"}, "TestBuggyLedger": {"deadlock", "plain.go"},
+		"TestBuggyQueue": {"panic", "plain.go"}, "TestBuggyFetch": {"leak", "plain.go"},
+		"TestBuggyGather": {"test failed", "plain_test.go"},
+	} {
+		kind, file := want[0], want[1]
 		if !regexp.MustCompile(`(?m)^` + test + `: ` + kind).MatchString(out.String()) {
 			t.Errorf("no %s found in %s:\n%s", kind, test, &out)
+		}
+		annotation := `(?m)^::error file=examples/plain/` + regexp.QuoteMeta(file) + `,line=\d+,title=dstreplay hunt%3A ` + kind + ` in ` + test + `::`
+		if !regexp.MustCompile(annotation).MatchString(out.String()) {
+			t.Errorf("no annotation %s:\n%s", annotation, &out)
+		}
+		if !strings.Contains(string(md), "### "+kind+" in "+test+"\n") {
+			t.Errorf("the job summary has no section for %s in %s:\n%s", kind, test, md)
 		}
 	}
 	if m := regexp.MustCompile(`(?m)^TestFixed\w+: .*`).FindAllString(out.String(), -1); len(m) > 0 {

@@ -134,6 +134,9 @@ func (g *G) Error(s string) {
 	r := g.run
 	r.errors = append(r.errors, fmt.Sprintf("goroutine %d: %s", g.ID, s))
 	r.errorAt = append(r.errorAt, shortLoc(at))
+	if r.firstCheck.File == "" {
+		r.firstCheck = loc(at)
+	}
 	if r.tr != nil {
 		e := r.event(event.KindFail, g)
 		e.Text = s
@@ -154,11 +157,12 @@ func (g *G) Failed() bool {
 //
 //go:norace
 func (g *G) FailNow() {
-	msg, place := strings.Join(g.run.errors, "\n"), places(g.run.errorAt)
+	msg, place, check := strings.Join(g.run.errors, "\n"), places(g.run.errorAt), g.run.firstCheck
 	if msg == "" {
-		msg, place = fmt.Sprintf("goroutine %d: FailNow", g.ID), shortLoc(g.run.failLoc())
+		at := g.run.failLoc()
+		msg, place, check = fmt.Sprintf("goroutine %d: FailNow", g.ID), shortLoc(at), loc(at)
 	}
-	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg, Place: place})
+	g.failNow(&Failure{Kind: TestFailed, G: g.ID, Message: msg, Place: place, Check: check})
 }
 
 // Fatal ends the run the way the Go runtime ends a program on fatal misuse

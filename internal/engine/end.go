@@ -39,7 +39,8 @@ type endState struct {
 	ack       chan *G // teardown: each goroutine says it is done
 	drain     int     // scheduling points reached after the run's end was decided
 
-	errorAt []string // where each error was reported (shortLoc), for the failure's place
+	errorAt    []string // where each error was reported (shortLoc), for the failure's place
+	firstCheck Location // where the first was, in full (Failure.Check)
 
 	// The functions marked as test helpers (G.Helper), skipped when a
 	// failure is placed. A mutex: any goroutine of the run marks them,

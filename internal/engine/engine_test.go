@@ -190,6 +190,34 @@ func TestSignature(t *testing.T) {
 	}
 }
 
+// Where names the user's line a failure is read at: the failed check,
+// else the user's frame of the failing stack, else the failing goroutine's
+// place, one waiting for a held lock, any; never the tool's or GOROOT's.
+func TestWhere(t *testing.T) {
+	check := Location{Func: "p.TestX", File: "/x/p_test.go", Line: 32}
+	user := func(line int) Location { return Location{Func: "p.f", File: "/x/p.go", Line: line} }
+	tool := Location{Func: "github.com/dstgo/dst/sched.(*WaitGroup).Wait", File: "/m/dst/sched/waitgroup.go", Line: 9}
+	stack := "goroutine 7 [running]:\nruntime/debug.Stack()\n\t" + goroot + "src/runtime/debug/stack.go:26 +0x5e\n" +
+		"example.com/p.f(0x3)\n\t/x/p.go:9 +0x1\n"
+	for _, c := range []struct {
+		name string
+		f    Failure
+		want Location
+		ok   bool
+	}{
+		{"check", Failure{Kind: TestFailed, Check: check, Stack: stack}, check, true},
+		{"stack", Failure{Kind: Panic, Stack: stack}, Location{Func: "example.com/p.f", File: "/x/p.go", Line: 9}, true},
+		{"failing goroutine", Failure{Kind: Leak, G: 2, Goroutines: []GState{{ID: 1, At: user(1)}, {ID: 2, At: user(2)}}}, user(2), true},
+		{"held lock", Failure{Kind: Deadlock, Goroutines: []GState{{ID: 1, At: user(1)}, {ID: 2, At: user(2), Holder: 3}}}, user(2), true},
+		{"any", Failure{Kind: Deadlock, Goroutines: []GState{{ID: 1, At: tool}, {ID: 2, At: user(5)}}}, user(5), true},
+		{"none", Failure{Kind: Deadlock, Goroutines: []GState{{ID: 1, At: tool}, {ID: 2}}}, Location{}, false},
+	} {
+		if got, ok := c.f.Where(); got != c.want || ok != c.ok {
+			t.Errorf("%s: Where = %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // A panic is placed at the user's frame that raised it, past the frames of
 // the deferred call that captured the stack and of the runtime.
 func TestPanicPlace(t *testing.T) {

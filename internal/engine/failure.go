@@ -45,6 +45,10 @@ type Failure struct {
 	// of the failing checks, the panicking frame, the operations and lines
 	// the goroutines are stuck in; "" when the engine cannot tell.
 	Place string
+	// Check is where the first failed check of a TestFailed failure was
+	// reported (the caller of T.Error, T.Fatal and the like, past
+	// helpers); File is "" for other kinds.
+	Check Location
 
 	stopped bool // an oracle stopped the failing goroutine at a scheduling point, where Go would have gone on
 }
@@ -148,6 +152,36 @@ func (f *Failure) Signature() string {
 		return f.Kind.String() + " at " + f.Place
 	}
 	return f.Kind.String() + ": " + dropDigits(f.Message)
+}
+
+// Where is the line of the code under test the failure is best read at,
+// for a CI annotation or an editor: the first failed check (Check), else
+// the first frame of the user's in the failing goroutine's stack (a
+// panic), else where a goroutine is stuck in the user's code, as the
+// detail mode found it: the failing goroutine's place (a leak), else one
+// waiting for a lock another holds (a lock-order deadlock), else any; ok
+// is false when no such line is known.
+func (f *Failure) Where() (l Location, ok bool) {
+	if f.Check.File != "" {
+		return f.Check, true
+	}
+	if f.Stack != "" {
+		if l := firstUserFrame(f.Stack); l != nil {
+			return *l, true
+		}
+	}
+	for _, pick := range []func(g GState) bool{
+		func(g GState) bool { return g.ID == f.G },
+		func(g GState) bool { return g.Holder != 0 },
+		func(GState) bool { return true },
+	} {
+		for _, g := range f.Goroutines {
+			if pick(g) && g.At.File != "" && !ours(g.At.File, g.At.Func) && !inGOROOT(g.At.File) {
+				return g.At, true
+			}
+		}
+	}
+	return Location{}, false
 }
 
 // places joins a failure's places, each once, in a stable order.

@@ -374,7 +374,7 @@ func (r *Run) spinNote() string {
 //go:norace
 func (r *Run) endOfBody() *Failure {
 	if len(r.errors) > 0 {
-		return &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n"), Place: places(r.errorAt)}
+		return &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n"), Place: places(r.errorAt), Check: r.firstCheck}
 	}
 	return nil
 }

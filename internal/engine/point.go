@@ -223,7 +223,7 @@ func (r *Run) stall(g *G) {
 	if r.live == 0 {
 		var f *Failure
 		if len(r.errors) > 0 {
-			f = &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n"), Place: places(r.errorAt)}
+			f = &Failure{Kind: TestFailed, Message: strings.Join(r.errors, "\n"), Place: places(r.errorAt), Check: r.firstCheck}
 		}
 		r.finish(f)
 		return

@@ -418,6 +418,7 @@ func (h *Hunter) failure(p *proc, f *FailureLine) {
 	h.record(&Finding{
 		Test: p.test, Kind: f.Kind, Message: f.Message, Signature: f.Signature, Worker: p.slot,
 		Trace: f.Trace, Input: f.Entropy, Before: f.Before, After: f.After, Sized: f.After != Size{},
+		File: f.File, Line: f.Line,
 	})
 }
 

@@ -25,6 +25,8 @@ type Finding struct {
 	At            time.Duration // into the hunt
 	Count         int
 	Trace         string
+	File          string // the line of the code under test it is best read at; "" when not known
+	Line          int
 	Before, After Size
 	Sized         bool // Before and After are known
 	// A crash: how the process ended, its last output, and the input it
@@ -54,6 +56,7 @@ func (h *Hunter) record(f *Finding) {
 		if f.Sized && g.Sized && f.After.Less(g.After) {
 			drop = &Finding{Trace: g.Trace, Input: g.Input}
 			g.Trace, g.Input, g.Message, g.Before, g.After, g.Worker = f.Trace, f.Input, f.Message, f.Before, f.After, f.Worker
+			g.File, g.Line = f.File, f.Line
 		}
 		if drop.Trace != "" && drop.Trace != g.Trace && f.Kind != "crash" && !h.before[drop.Trace] {
 			os.Remove(drop.Trace)

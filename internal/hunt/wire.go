@@ -45,10 +45,15 @@ type FailureLine struct {
 	// Signature identifies the failure across schedules (the loop's), where
 	// the message may vary: the hunt counts failures by it.
 	Signature string `json:"signature,omitempty"`
-	Trace     string `json:"trace"`
-	Entropy   string `json:"entropy"`
-	Before    Size   `json:"before"`
-	After     Size   `json:"after"`
+	// File and Line are the line of the code under test the failure is
+	// best read at (where a check failed, a goroutine panicked or is
+	// blocked), for annotations; File is "" when it is not known.
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Trace   string `json:"trace"`
+	Entropy string `json:"entropy"`
+	Before  Size   `json:"before"`
+	After   Size   `json:"after"`
 }
 
 // Print writes v (a StatusLine or a FailureLine) to w as one protocol line.

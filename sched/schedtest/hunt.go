@@ -117,7 +117,8 @@ func huntExplore(o Options, name string, tb tbase, body func(*T), logf func(stri
 		x.found = append(x.found, fx)
 		if worker >= 0 {
 			hf := hunt.FailureLine{Test: name, Worker: worker, Kind: string(fx.res.Failure.Kind),
-				Message: fx.res.Failure.Message, Signature: sig, Trace: abs(fx.saved)}
+				Message: fx.res.Failure.Message, Signature: sig, Trace: abs(fx.saved),
+				File: fx.res.Failure.where.File, Line: fx.res.Failure.where.Line}
 			hf.Entropy = abs(saveInput(fx))
 			if fx.shrunk != nil {
 				hf.Before, hf.After = fx.shrunk.Before, fx.shrunk.After

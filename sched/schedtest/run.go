@@ -175,7 +175,8 @@ type Failure struct {
 	Message   string // the first line of the report
 	Goroutine int    // the goroutine that failed, 0 when the whole run did
 	report    string
-	signature string // the engine's Signature: the kind and where
+	signature string          // the engine's Signature: the kind and where
+	where     engine.Location // the user's line it is best read at (engine's Where); File "" when unknown
 }
 
 // Error returns the full report: the message, the failing goroutine's stack
@@ -467,6 +468,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 			report:    f.Report(),
 			signature: f.Signature(),
 		}
+		res.Failure.where, _ = f.Where()
 	}
 	return res
 }
