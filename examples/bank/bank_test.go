@@ -5,44 +5,11 @@ import (
 
 	"github.com/dstgo/dst/examples/bank"
 	"github.com/dstgo/dst/internal/testutil"
-	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// workload runs two opposite transfers and an audit concurrently and checks
-// that no money appears or disappears.
-func workload(fixed bool) func(*schedtest.T) {
-	return func(t *schedtest.T) {
-		b := bank.New(2, 100)
-		transfer, audit := b.Transfer, b.Audit
-		if fixed {
-			transfer, audit = b.TransferOrdered, b.AuditConsistent
-		}
-		var wg sched.WaitGroup
-		wg.Go(func() {
-			if err := transfer(0, 1, 30); err != nil {
-				t.Error(err)
-			}
-		})
-		wg.Go(func() {
-			if err := transfer(1, 0, 50); err != nil {
-				t.Error(err)
-			}
-		})
-		wg.Go(func() {
-			if total := audit(); total != 200 {
-				t.Errorf("audit saw a total of %d, want 200", total)
-			}
-		})
-		wg.Wait()
-		if total := b.AuditConsistent(); total != 200 {
-			t.Errorf("final total %d, want 200", total)
-		}
-	}
-}
 
 // TestBuggyBank is the demo: it explores the buggy bank and fails with a
 // report of the bug the scheduler found and the command that reproduces it.
@@ -51,12 +18,12 @@ func workload(fixed bool) func(*schedtest.T) {
 //	DST_DEMO=1 go test ./examples/bank -run TestBuggyBank
 func TestBuggyBank(t *testing.T) {
 	testutil.Demo(t)
-	schedtest.Test(t, workload(false))
+	schedtest.Test(t, bank.Workload(false))
 }
 
 // TestFixedBank explores the fixed bank; every schedule passes.
 func TestFixedBank(t *testing.T) {
-	schedtest.TestWith(t, schedtest.Options{Iterations: 2000}, workload(true))
+	schedtest.TestWith(t, schedtest.Options{Iterations: 2000}, bank.Workload(true))
 }
 
 // TestSchedulerFindsBothBugs checks, without failing the suite, that
@@ -64,7 +31,7 @@ func TestFixedBank(t *testing.T) {
 func TestSchedulerFindsBothBugs(t *testing.T) {
 	found := map[schedtest.FailureKind]bool{}
 	for seed := uint64(1); seed <= 40 && len(found) < 2; seed++ {
-		res, err := schedtest.Explore(schedtest.Options{Seed: seed, Iterations: 200}, workload(false))
+		res, err := schedtest.Explore(schedtest.Options{Seed: seed, Iterations: 200}, bank.Workload(false))
 		if err != nil {
 			t.Fatal(err)
 		}

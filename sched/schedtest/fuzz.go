@@ -1,6 +1,9 @@
 package schedtest
 
 import (
+	"fmt"
+	"os"
+	"reflect"
 	"sync/atomic"
 	"testing"
 
@@ -27,15 +30,31 @@ import (
 // scheduler's options come from opts, as changed by -dst.* flags; a flag
 // that names one schedule (-dst.seed, -dst.replay, -dst.input, -dst.trace)
 // runs it once instead of the corpus.
-func Fuzz(f *testing.F, body func(*T)) {
+// F is what Fuzz takes: the *testing.F that go test gives a fuzz target, or
+// the testing.F of a fuzzing engine's own that a libFuzzer build puts in its
+// place (go-118-fuzz-build's, which OSS-Fuzz and ClusterFuzzLite build Go
+// fuzz targets with).
+type F interface {
+	Helper()
+	Add(args ...any)
+	Fuzz(ff any)
+	Fatal(args ...any)
+}
+
+func Fuzz(f F, body func(*T)) {
 	f.Helper()
 	FuzzWith(f, Options{}, body)
 }
 
 // FuzzWith is Fuzz with options.
-func FuzzWith(f *testing.F, opts Options, body func(*T)) {
+func FuzzWith(ff F, opts Options, body func(*T)) {
 	refuseNested("schedtest.Fuzz")
-	f.Helper()
+	ff.Helper()
+	f, ok := ff.(*testing.F)
+	if !ok {
+		fuzzForeign(ff, opts, body)
+		return
+	}
 	o, err := opts.withFlags()
 	if err == nil {
 		o, err = o.withDefaults()
@@ -61,8 +80,11 @@ func FuzzWith(f *testing.F, opts Options, body func(*T)) {
 			replayForTest(t, flags.trace, body, true)
 			return
 		}
+		if o.fuzzInput != nil {
+			data = o.fuzzInput
+		}
 		s := plan{Schedule: schedule.Schedule{Strategy: engine.Random}, data: data}
-		if o.namedBy != "" {
+		if o.namedBy != "" && o.fuzzInput == nil {
 			s = o.schedule(0, o.Seed, schedule.MinPCTSteps)
 		}
 		x := exploration{s: s, n: 1}
@@ -78,4 +100,59 @@ func FuzzWith(f *testing.F, opts Options, body func(*T)) {
 		x.saved, x.saveErr = saveFailure(t.Name(), o, x, body)
 		t.Fatal(failureReport(t.Name(), o, x))
 	})
+}
+
+// fuzzForeign runs one input of a fuzzing engine whose F is its own (see
+// Fuzz): the F's Data field, when it has one, is the engine's input as it
+// gave it, and is the schedule's bytes, so that the crash file the engine
+// writes replays under go test with -dst.fuzzinput; an F without one is
+// asked for a []byte, which the engine derives from its input its own way.
+func fuzzForeign(f F, opts Options, body func(*T)) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		panic(err)
+	}
+	if data, ok := engineInput(f); ok {
+		runFuzzInput(o, data, body)
+		return
+	}
+	f.Fuzz(func(_ any, data []byte) { runFuzzInput(o, data, body) })
+}
+
+// engineInput is the []byte field Data of the struct f points to.
+func engineInput(f F) ([]byte, bool) {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	d := v.Elem().FieldByName("Data")
+	if !d.IsValid() || d.Type() != reflect.TypeFor[[]byte]() {
+		return nil, false
+	}
+	return d.Bytes(), true
+}
+
+// runFuzzInput runs data as a schedule of body once; a failure is printed,
+// with how to replay it, and ends the input with a panic, the engine's
+// crash.
+func runFuzzInput(o Options, data []byte, body func(*T)) {
+	s := plan{Schedule: schedule.Schedule{Strategy: engine.Random}, data: data}
+	// On a goroutine of its own: the engine calls a target from C on a
+	// goroutine locked to its thread, and the run's coroutines, switched
+	// from other goroutines, must not be made on a locked one (the
+	// runtime's "coro: OS thread locking must match").
+	done := make(chan *Result)
+	go func() {
+		res, _ := s.run(o, "fuzz", nil, body)
+		done <- res
+	}()
+	res := <-done
+	if res.Failure == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "sched: %s in this input's schedule (%d steps, %d switches, %d goroutines)\n\n%s\n\n"+
+		"the input is the schedule: to replay it, shrink it and save its trace, run the fuzz target under go test "+
+		"with -dst.fuzzinput=<the crash file the engine wrote> (as: go test -run '^FuzzX$' -dst.fuzzinput=crash-...)\n",
+		res.Failure.Kind, res.Steps, res.Switches, res.Goroutines, res.Failure.Error())
+	panic(fmt.Sprintf("sched: %s: %s", res.Failure.Kind, res.Failure.Message))
 }

@@ -1,6 +1,7 @@
 package schedtest_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -277,5 +278,76 @@ func TestTraceOfAnotherTest(t *testing.T) {
 	want := "was recorded by TestChildABBA, not by TestChildSignatures: run it with -run '^TestChildABBA$'"
 	if err == nil || !strings.Contains(out, want) {
 		t.Errorf("want %q:\n%s", want, out)
+	}
+}
+
+// -dst.fuzzinput runs a file's bytes as the fuzz target's input, once:
+// the crash of a libFuzzer build replays under go test, and is saved.
+func TestFuzzInputFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a child test binary")
+	}
+	dir := t.TempDir()
+	chose1, chose0 := filepath.Join(dir, "crash-1"), filepath.Join(dir, "crash-0")
+	os.WriteFile(chose1, []byte{0, 0, 0, 0, 0, 0, 0, 0x80}, 0o644)
+	os.WriteFile(chose0, make([]byte, 8), 0o644)
+	out, err := childSaving(t, t.TempDir(), ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$", "-dst.fuzzinput="+chose1)
+	if err == nil || strings.Count(out, "the fuzzer chose 1") != 1 || !strings.Contains(out, "trace saved as ") {
+		t.Errorf("-dst.fuzzinput of a failing input: want one failure, saved:\n%s", out)
+	}
+	// The seed corpus has the failing input too: it does not run.
+	if out, err := childSaving(t, t.TempDir(), ".", "fuzz", os.Args[0], "-test.run=^FuzzChild$", "-dst.fuzzinput="+chose0); err != nil {
+		t.Errorf("-dst.fuzzinput of a passing input failed:\n%s", out)
+	}
+	if out, err := child(t, ".", "time", os.Args[0], "-test.run=^TestChildTimeBudget$", "-dst.fuzzinput="+chose1); err == nil ||
+		!strings.Contains(out, "-dst.fuzzinput names an input of a fuzz target") {
+		t.Errorf("-dst.fuzzinput given to a test:\n%s", out)
+	}
+}
+
+// engineF is the F of a fuzzing engine's own, as go-118-fuzz-build's
+// libFuzzer builds give a target: the engine's input in Data.
+type engineF struct{ Data []byte }
+
+func (*engineF) Helper()        {}
+func (*engineF) Add(...any)     {}
+func (*engineF) Fuzz(any)       { panic("engineF.Fuzz: Fuzz should have read Data") }
+func (*engineF) Fatal(...any)   {}
+func (*engineF) Skip(...any)    {}
+func (*engineF) Name() string   { return "libFuzzer" }
+func (*engineF) Failed() bool   { return false }
+func (*engineF) Log(...any)     {}
+func (*engineF) Cleanup(func()) {}
+
+// Under an engine's F, each call runs the engine's input once as the
+// schedule's bytes, and a failure is a panic (the engine's crash). (That a
+// call from C, on a goroutine the cgo callback locks to its thread, does
+// not crash the run's coroutines is .ci/libfuzzer.sh's to show: it takes
+// a libFuzzer build.)
+func TestFuzzUnderAnEngine(t *testing.T) {
+	body := func(t *schedtest.T) {
+		sched.Go(sched.Yield)
+		if t.Entropy().Choice(2) == 1 {
+			t.Error("the fuzzer chose 1")
+		}
+	}
+	run := func(data []byte) (p any) {
+		done := make(chan any)
+		go func() {
+			defer func() { done <- recover() }()
+			schedtest.Fuzz(&engineF{Data: data}, body)
+		}()
+		return <-done
+	}
+	if p := run(make([]byte, 64)); p != nil {
+		t.Errorf("a passing input panicked: %v", p)
+	}
+	// Every word 2^63: every draw, the body's Choice(2) among them, is 1.
+	data := make([]byte, 64)
+	for i := 7; i < len(data); i += 8 {
+		data[i] = 0x80
+	}
+	if p := run(data); p == nil || !strings.Contains(fmt.Sprint(p), "sched: test failed") {
+		t.Errorf("a failing input: panic %v, want the failure", p)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -39,6 +40,7 @@ import (
 //	-dst.shrink=false  report failures as found, without shrinking
 //	-dst.input=F       run the input file F a hunt saved (a crash, a corpus entry)
 //	-dst.crashtrace=F  with -dst.input: write the trace to F event by event (it survives a crash)
+//	-dst.fuzzinput=F   run the bytes of F as a fuzz target's input (a libFuzzer crash; schedtest.Fuzz)
 //	-dst.corpus=D      hunt: keep the corpus in D
 //	-dst.keepgoing     hunt: save every distinct failure and keep hunting
 //	-dst.worker=N      hunt: report progress as worker N of dstreplay hunt
@@ -154,6 +156,9 @@ type Options struct {
 	// input, set by -dst.input, is a hunt's input to run as the hunt ran
 	// it: its recording, then fresh values from its seed.
 	input *hunt.Input
+	// fuzzInput, set by -dst.fuzzinput, is a fuzz target's input to run
+	// (Fuzz); a test refuses it.
+	fuzzInput []byte
 	// The settings of the shrinker and of hunts that only flags give
 	// (withFlags): Run and Explore read no flags and keep their zero values.
 	noShrink  bool   // -dst.shrink=false
@@ -220,6 +225,7 @@ var flags struct {
 	worker     int
 	keepGoing  bool
 	input      string
+	fuzzInput  string
 	crashTrace string
 	shrink     bool
 	// The leak check's ignore lists (comma-separated).
@@ -247,6 +253,7 @@ func init() {
 	flag.IntVar(&flags.worker, "dst.worker", -1, "sched: hunt: this process is worker `n` of dstreplay hunt: report progress on stdout")
 	flag.BoolVar(&flags.keepGoing, "dst.keepgoing", false, "sched: hunt: save every distinct failure and keep hunting")
 	flag.StringVar(&flags.input, "dst.input", "", "sched: run the input `file` saved by a hunt (a crash, or a corpus entry)")
+	flag.StringVar(&flags.fuzzInput, "dst.fuzzinput", "", "sched: run the bytes of `file` as the input of a fuzz target made with schedtest.Fuzz (a crash that libFuzzer, OSS-Fuzz or ClusterFuzzLite wrote)")
 	flag.StringVar(&flags.crashTrace, "dst.crashtrace", "", "sched: with -dst.input, write the run's trace to `file` event by event, so that a run that kills its process leaves its trace up to the crash")
 	flag.BoolVar(&flags.shrink, "dst.shrink", true, "sched: shrink a failing schedule before reporting it")
 }
@@ -270,7 +277,7 @@ func (o Options) withFlags() (Options, error) {
 			errs = append(errs, fmt.Errorf("sched: -%s=%s: %w", f.Name, v, err))
 		}
 		switch f.Name {
-		case "dst.seed", "dst.replay", "dst.input", "dst.trace":
+		case "dst.seed", "dst.replay", "dst.input", "dst.trace", "dst.fuzzinput":
 			named = append(named, "-"+f.Name)
 		}
 	})
@@ -319,6 +326,9 @@ func (o Options) withFlags() (Options, error) {
 			if o.Depth == 0 {
 				o.Depth = schedule.DefaultDepth
 			}
+		case "dst.fuzzinput":
+			o.fuzzInput, err = readFuzzInput(flags.fuzzInput)
+			o.namedBy = "-dst.fuzzinput"
 		case "dst.crashtrace":
 			o.crashTrace = flags.crashTrace
 		case "dst.replay":
@@ -382,6 +392,10 @@ func checkFlag(f *flag.Flag) error {
 	case "dst.input":
 		if flags.input == "" {
 			return errors.New("want the input file to run")
+		}
+	case "dst.fuzzinput":
+		if flags.fuzzInput == "" {
+			return errors.New("want the fuzz input file to run")
 		}
 	case "dst.break":
 		if flags.trace == "" || flags.brk < 1 {
@@ -480,4 +494,26 @@ func validStrategy(name string) bool {
 	}
 	_, err := schedule.ParseStrategy(name)
 	return err == nil
+}
+
+// maxFuzzInput bounds what -dst.fuzzinput reads: libFuzzer's inputs are
+// 4 KiB by default (-max_len), and a schedule's bytes past what its draws
+// take are not read.
+const maxFuzzInput = 1 << 20
+
+// readFuzzInput reads the fuzz input file path (-dst.fuzzinput).
+func readFuzzInput(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("sched: -dst.fuzzinput: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFuzzInput+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("sched: -dst.fuzzinput=%s: %w", path, err)
+	case len(b) > maxFuzzInput:
+		return nil, fmt.Errorf("sched: -dst.fuzzinput=%s: larger than %d bytes: not a fuzz input", path, maxFuzzInput)
+	}
+	return append([]byte{}, b...), nil
 }

@@ -46,6 +46,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	if err == nil {
 		o, err = o.withDefaults()
 	}
+	if err == nil && o.fuzzInput != nil {
+		err = errors.New("sched: -dst.fuzzinput names an input of a fuzz target (schedtest.Fuzz), not of a test: run the fuzz target (-run '^FuzzX$')")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
