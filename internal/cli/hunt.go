@@ -56,7 +56,9 @@ progress is given up.
 
 The corpus, the schedules worth mutating further, is kept per test under -corpus
 (<dir>/<import path>/<TestName>) and survives the hunt: a later hunt of the same test
-resumes from it, and its workers share it while they run.
+resumes from it, and its workers share it while they run. Each input is a file named by
+its contents' hash, so that corpora of several machines merge: -merge adds the checked
+inputs of other corpora to -corpus first, and the hunt resumes from them all as one.
 
 Once a second a progress line goes to stderr. At the end (the budget spent, or SIGINT or
 SIGTERM, which are passed on to the workers) a summary goes to stdout: per test, the
@@ -120,7 +122,8 @@ func runHunt(e *env, args []string) int {
 	fs.BoolVar(&cfg.Verbose, "v", false, "show the workers' other output, and notes on the tests")
 	github := fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "report to GitHub Actions: an error annotation per failure on stdout, and a job summary appended to $GITHUB_STEP_SUMMARY (default: true when $GITHUB_ACTIONS is)")
 	wrap := fs.Bool("wrap", false, "hunt every test function of the packages under the scheduler, as it is (as dstreplay test -wrap)")
-	var extra patternList
+	var extra, merge patternList
+	fs.Var(&merge, "merge", "first add to -corpus the inputs of the corpora in `dirs` (comma-separated: other machines' hunts of the same tests, a cluster's shared corpus)")
 	fs.Var(&extra, "rewrite", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (as dstreplay test)")
 	code := ExitOK
 	if !c.parse(fs, args, anyArgs, &code) {
@@ -133,6 +136,21 @@ func runHunt(e *env, args []string) int {
 	patterns := fs.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"."}
+	}
+	for _, dir := range merge {
+		st, err := hunt.MergeCorpus(cfg.Corpus, dir)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay hunt: -merge: %v\n", err)
+			return ExitUsage
+		}
+		fmt.Fprintf(e.stderr, "dstreplay hunt: merged %s into the corpus: %d %s added, %d already there, %d not inputs\n",
+			dir, st.Added, plural(st.Added, "input"), st.Present, len(st.Invalid))
+		for _, why := range st.Invalid[:min(len(st.Invalid), 5)] {
+			fmt.Fprintf(e.stderr, "\tskipped %s\n", termSafe(why))
+		}
+		if len(st.Invalid) > 5 {
+			fmt.Fprintf(e.stderr, "\t(and %d more)\n", len(st.Invalid)-5)
+		}
 	}
 	var build []string
 	if cfg.Race {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -603,6 +604,41 @@ func TestHuntWrap(t *testing.T) {
 	errb.Reset()
 	if code := Main([]string{"exec", traces[0]}, &out, &errb); code != ExitOK || !strings.Contains(errb.String(), "the re-run ended as recorded: deadlock") {
 		t.Errorf("exec %s: exit %d\n%s\n%s", traces[0], code, &out, &errb)
+	}
+}
+
+// Two hunts of the same test, on two "machines" (corpora), merge, and the
+// next hunt resumes from both as one: its coverage starts from their union.
+func TestHuntMergedCorpora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rewrites, builds and hunts examples/plain")
+	}
+	t.Chdir("../..")
+	tmp := t.TempDir()
+	hunt := func(corpus string, args ...string) (cover, corpusSize int, stderr string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		argv := append([]string{"hunt", "-wrap", "-j", "1", "-run", "^TestFixedLedger$", "-corpus", corpus, "-dir", filepath.Join(tmp, "fail")}, args...)
+		if code := Main(append(argv, "./examples/plain"), &out, &errb); code != ExitOK {
+			t.Fatalf("hunt %q: exit %d\n%s\n%s", args, code, &out, &errb)
+		}
+		m := regexp.MustCompile(`(?m)^TestFixedLedger\s+\d+\s+(\d+)\s+(\d+)\s`).FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("no row for the test:\n%s", &out)
+		}
+		corpusSize, _ = strconv.Atoi(m[1])
+		cover, _ = strconv.Atoi(m[2])
+		return cover, corpusSize, errb.String()
+	}
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	coverA, _, _ := hunt(a, "-time", "2s")
+	coverB, sizeB, _ := hunt(b, "-time", "2s")
+	cover, _, stderr := hunt(a, "-merge", b, "-execs", "1")
+	if !regexp.MustCompile(`merged \S+ into the corpus: \d+ inputs? added, \d+ already there, 0 not inputs`).MatchString(stderr) {
+		t.Errorf("no merge line:\n%s", stderr)
+	}
+	if cover < max(coverA, coverB) || sizeB == 0 {
+		t.Errorf("the merged hunt's coverage %d, the two hunts' %d and %d (b's corpus %d): want at least the larger", cover, coverA, coverB, sizeB)
 	}
 }
 
