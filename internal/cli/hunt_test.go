@@ -449,15 +449,16 @@ func TestHunterExecsBudget(t *testing.T) {
 }
 
 // Every test has a first batch, however many share the budget: with ten
-// tests, 2 s batches on two workers and a 4 s budget, seven tests never
-// ran (regression: a hunt of examples/plain's ten tests for 10 s left one
+// tests, 4 s batches on two workers and an 8 s budget, six tests would
+// never run (first batches are 800 ms now: room for a loaded machine's
+// slow process starts) (regression: a hunt of examples/plain's ten tests for 10 s left one
 // of its five bugs unfound, with 0 execs).
 func TestHunterFirstBatches(t *testing.T) {
 	var names []string
 	for i := range 10 {
 		names = append(names, fmt.Sprintf("TestGood%c", 'A'+i))
 	}
-	h := newFakeHunter(t, hunt.Settings{Budget: 4 * time.Second, Jobs: 2, Batch: 2 * time.Second}, names...)
+	h := newFakeHunter(t, hunt.Settings{Budget: 8 * time.Second, Jobs: 2, Batch: 4 * time.Second}, names...)
 	if code := h.run(nil); code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, &h.out, &h.errb)
 	}

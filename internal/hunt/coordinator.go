@@ -250,6 +250,18 @@ func (h *Hunter) startNext(slot int, now time.Time) bool {
 	if len(cands) == 0 {
 		return false
 	}
+	if unstarted > 0 {
+		// Every test has its first batch before any has a second.
+		first := cands[:0:0]
+		for _, t := range cands {
+			if t.Batches == 0 && t.Running == 0 {
+				first = append(first, t)
+			}
+		}
+		if len(first) > 0 {
+			cands = first
+		}
+	}
 	stats := make([]pickStats, len(cands))
 	for i, t := range cands {
 		stats[i] = pickStats{execs: t.Execs, batches: t.Batches, sinceNew: t.sinceNew}
