@@ -50,7 +50,7 @@ func githubSummary(h *hunt.Hunter, rerun, root string) string {
 	b.WriteString("| test | executions | corpus | coverage | failures | note |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
 	for _, t := range h.Tests {
 		note := t.Dropped
-		if note == "" && t.Sched && t.Cover == 0 && t.Execs > 0 {
+		if note == "" && t.Unreached() {
 			note = "no scheduling point reached"
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", mdCell(t.String()), t.Execs, t.CorpusSize, t.Cover, t.Failures, mdCell(note))

@@ -393,7 +393,7 @@ func huntSummary(h *hunt.Hunter, rerun string, w, stderr io.Writer) int {
 		switch {
 		case t.Dropped != "":
 			note = "(" + t.Dropped + ")"
-		case t.Sched && t.Cover == 0 && t.Execs > 0:
+		case t.Unreached():
 			note = "(no scheduling point reached)"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", t, t.Execs, t.CorpusSize, t.Cover, t.Failures, note)

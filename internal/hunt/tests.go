@@ -215,6 +215,11 @@ func NewTest(pkg *Package, name, corpusDir, failDir string) *Test {
 	return &Test{Pkg: pkg, Name: name, CorpusDir: corpusDir, FailDir: failDir, sinceNew: neverNew}
 }
 
+// Unreached reports whether t ran under the scheduler and reached no
+// scheduling point: its coverage stayed at zero, so there was nothing to
+// hunt in it.
+func (t *Test) Unreached() bool { return t.Sched && t.Cover == 0 && t.Execs > 0 }
+
 func (t *Test) String() string {
 	if t.Label != "" {
 		return t.Label
