@@ -110,6 +110,9 @@ func (g *G) Point(op Op, o *Obj) {
 		// what keeps running is the leak oracle's.
 		g.failNow(r.stoppedAt(g, r.timeoutFailure()))
 	}
+	if r.surw {
+		r.surwEvent(g, o)
+	}
 	if len(r.runnable) == 1 {
 		return
 	}
@@ -151,6 +154,9 @@ func (g *G) block(op Op, o *Obj) {
 	if r.cfg.Cover != nil {
 		g.site = siteOf(op, o)
 		r.coverBlock(g)
+	}
+	if r.surw {
+		r.surwEvent(g, o)
 	}
 	r.removeRunnable(g)
 	for len(r.runnable) == 0 && r.advanceIdle() {

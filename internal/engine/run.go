@@ -46,6 +46,10 @@ type Config struct {
 	// random walk would draw to make it (Outcome.Transcript), so that any
 	// run can be replayed, and shrunk, as a random walk.
 	Transcribe bool
+	// Profile is, for SURW, the events of the goroutines of an earlier run
+	// of the body (Outcome.Profile), from which it estimates how many each
+	// has left.
+	Profile Profile
 	// Cover, when not nil, is a map of CoverSize hit counters that the run
 	// adds its interleaving coverage to (see CoverSize).
 	Cover []byte
@@ -84,6 +88,9 @@ type Outcome struct {
 	// PastBound is the step at which the run outgrew the step bound while
 	// working and went on unexplored (livelock.go); 0 if it never did.
 	PastBound int
+	// Profile is, under SURW, the events of each goroutine per bucket of
+	// objects (surw.go), for Config.Profile of a later run.
+	Profile Profile
 }
 
 // TranscriptUID is the uid of a random walk's choices.
@@ -176,6 +183,7 @@ type Run struct {
 
 	coverState
 	pctState
+	surwState
 	progressState
 
 	// self is the list of active runs when this run is the only one.
@@ -270,6 +278,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		Transcript:  r.transcript,
 		Stall:       r.stallText(),
 		PastBound:   r.pastAt,
+		Profile:     r.surwSeen,
 	}
 }
 

@@ -35,6 +35,11 @@ const (
 	// samples orders of dependent operations nearly uniformly. A goroutine
 	// that yields goes below every other, as under PCT.
 	POS
+	// SURW is the selectively uniform random walk (surw.go): a goroutine
+	// is picked with a weight equal to the events it has left on a few
+	// objects drawn per run, so that the orders of those events are
+	// sampled uniformly.
+	SURW
 )
 
 func (s Strategy) String() string {
@@ -45,6 +50,8 @@ func (s Strategy) String() string {
 		return "pct"
 	case POS:
 		return "pos"
+	case SURW:
+		return "surw"
 	}
 	return "strategy?"
 }
@@ -65,6 +72,9 @@ const starveLimit = 1000
 
 //go:norace
 func (r *Run) startStrategy() {
+	if r.cfg.Strategy == SURW {
+		r.startSURW()
+	}
 	if r.cfg.Strategy != PCT {
 		return
 	}
@@ -129,6 +139,9 @@ func (r *Run) pick(cur *G, yield bool) *G {
 			r.demote(cur)
 		}
 		return r.transcribe(cur, r.pickPOS())
+	}
+	if r.surw {
+		return r.transcribe(cur, r.pickSURW(cur, yield))
 	}
 	if r.cfg.Strategy != PCT {
 		c := 0
@@ -266,11 +279,11 @@ func (r *Run) transcribe(cur, chosen *G) *G {
 
 // StrategyUID reports whether u is one of the uids the strategies draw
 // their decisions from (a random walk's choices, PCT's priorities and change
-// points, POS's priorities), as opposed to faults, timers and the body's own
+// points, POS's priorities, SURW's interesting objects), as opposed to faults, timers and the body's own
 // draws, which are the same whichever strategy runs.
 func StrategyUID(u entropy.UID) bool {
 	switch u.Key() {
-	case keyPick, keyPrio, keyChange, keyPOS:
+	case keyPick, keyPrio, keyChange, keyPOS, keySURW:
 		return true
 	}
 	return false

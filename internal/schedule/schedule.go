@@ -27,7 +27,7 @@ const (
 
 // Strategies lists the strategies a single schedule runs, in the order
 // their names are documented.
-var Strategies = []engine.Strategy{engine.Random, engine.PCT, engine.POS}
+var Strategies = []engine.Strategy{engine.Random, engine.PCT, engine.POS, engine.SURW}
 
 // ParseStrategy returns the strategy named name ("random", "pct" or
 // "pos").

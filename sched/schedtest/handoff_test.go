@@ -19,7 +19,7 @@ import (
 func digests(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, strategy := range []string{"random", "pct", "pos"} {
+	for _, strategy := range []string{"random", "pct", "pos", "surw"} {
 		for _, seed := range []uint64{1, 2, 0xfeed} {
 			opts := schedtest.Options{Seed: seed, Strategy: strategy, Record: true, Faults: map[string]float64{"produce": 0.3}}
 			res, err := schedtest.Run(opts, busy)

@@ -26,7 +26,7 @@ import (
 //	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
 //	-dst.iters=N       schedules per test (default 1000)
 //	-dst.time=D        time budget per test (without -dst.iters, the only bound)
-//	-dst.strategy=S    random, pct, pos, portfolio or hunt
+//	-dst.strategy=S    random, pct, pos, surw, portfolio or hunt
 //	-dst.depth=N       PCT depth (default 3)
 //	-dst.pctsteps=N    PCT change-point range
 //	-dst.maxsteps=N    step bound per run (default 2000000; a hundredth is the livelock window)
@@ -69,7 +69,11 @@ type Options struct {
 	Seed uint64
 	// Strategy is "random", "pct" (Burckhardt et al.'s probabilistic
 	// concurrency testing: random priorities with Depth-1 change points),
-	// "pos" (partial order sampling, Yuan et al.),
+	// "pos" (partial order sampling, Yuan et al.), "surw" (the
+	// selectively uniform random walk, Zhao et al.: goroutines weighted by
+	// the events they have left on a few objects drawn per schedule, as
+	// estimated from the schedule before; its failures reproduce from
+	// their recording, not their seed),
 	// "portfolio", which alternates PCT and random walk between schedules,
 	// or "hunt", a coverage-guided search that mutates the schedules that
 	// reached new interleavings (-dst.strategy). Default
@@ -236,7 +240,7 @@ func init() {
 	flag.Uint64Var(&flags.seed, "dst.seed", 0, "sched: seed of the first schedule to run (reproduces a failure)")
 	flag.IntVar(&flags.iters, "dst.iters", 0, "sched: number of schedules to explore per test (default 1000)")
 	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test; without -dst.iters it is the only bound")
-	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, portfolio or hunt")
+	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, surw, portfolio or hunt")
 	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
 	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
 	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: step bound per run in scheduling points (default 2000000); the livelock window is a hundredth of it")
@@ -363,7 +367,7 @@ func checkFlag(f *flag.Flag) error {
 		return negative(int64(flags.time), "no time budget")
 	case "dst.strategy":
 		if !validStrategy(flags.strategy) {
-			return fmt.Errorf("unknown strategy %q: want random, pct, pos, portfolio or hunt", flags.strategy)
+			return fmt.Errorf("unknown strategy %q: want random, pct, pos, surw, portfolio or hunt", flags.strategy)
 		}
 	case "dst.depth":
 		return negative(int64(flags.depth), fmt.Sprintf("the default, %d", schedule.DefaultDepth))
@@ -435,7 +439,7 @@ func (o Options) withDefaults() (Options, error) {
 	case o.Time < 0:
 		return o, fmt.Errorf("sched: Time is %v, must not be negative (0 is no time budget)", o.Time)
 	case !validStrategy(o.Strategy):
-		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, portfolio or hunt", o.Strategy)
+		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, surw, portfolio or hunt", o.Strategy)
 	case o.Depth < 1:
 		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
 	case o.MaxSteps < 0:

@@ -66,6 +66,9 @@ type Result struct {
 	// rerun, when not empty, says that this is a re-execution's result
 	// whose output differs from its schedule's first execution (rerunNote).
 	rerun string
+	// profile is, under SURW, the run's events, for the next schedule's
+	// weights.
+	profile engine.Profile
 }
 
 // WriteTrace saves the run's trace as the file path (atomically), with a
@@ -215,6 +218,7 @@ type plan struct {
 	data       []byte // serve fresh draws from these bytes (a native fuzz target)
 	cover      []byte // coverage map to fill
 	transcribe bool
+	profile    engine.Profile // SURW: the events of an earlier schedule's goroutines
 	breakAt    int           // call engine.Breakpoint at this step, for a debugger
 	stream     *trace.Writer // write the trace there as the run goes (runStreaming)
 }
@@ -279,6 +283,7 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 		Start:            o.Start,
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 		Transcribe:       s.transcribe,
+		Profile:          s.profile,
 		Cover:            s.cover,
 		BreakStep:        s.breakAt,
 		IgnoreTop:        o.IgnoreTopFunction,
@@ -328,7 +333,8 @@ func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, str
 		(f.Kind != engine.Race || engine.RaceRepeatable()) {
 		again := s
 		again.Recording = rec
-		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil
+		// SURW's seed reproduces its decisions only with its profile.
+		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil && s.Strategy != engine.SURW
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if f2 := out2.Failure; f2 != nil && f2.Signature() == f.Signature() {
 			rerun = rerunNote(out, out2)
@@ -456,6 +462,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 		Trace:       buf,
 		Stall:       out.Stall,
 		PastBound:   out.PastBound,
+		profile:     out.Profile,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

@@ -207,6 +207,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 	}
 	start := time.Now()
 	pctHint := schedule.MinPCTSteps
+	var profile engine.Profile // SURW's: the last schedule's
 	failedBefore := tb != nil && tb.Failed()
 	for i := 0; i < o.Iterations; i++ {
 		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
@@ -219,7 +220,11 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 			break
 		}
 		x.s = o.schedule(i, x.base, pctHint)
+		x.s.profile = profile
 		x.res, x.note = x.s.run(o, name, tb, body)
+		if x.res.profile != nil {
+			profile = x.res.profile
+		}
 		x.n++
 		x.res.Schedule = x.n
 		if logf != nil {
@@ -265,11 +270,13 @@ func outerFailedReport(name string, o Options, x exploration) string {
 }
 
 // drawn is x's schedule as what its run drew: a hunt's input (its
-// recording, then values from its seed) becomes the whole recording, which
-// a -dst.replay handle names.
+// recording, then values from its seed) or a SURW schedule becomes the
+// whole recording, which a -dst.replay handle names.
 func (x exploration) drawn() plan {
 	s := x.s
-	if s.Then && x.res != nil && x.res.Recording != nil {
+	if (s.Then || s.Strategy == engine.SURW && s.Recording == nil) && x.res != nil && x.res.Recording != nil {
+		// SURW's seed reproduces its decisions only with the profile
+		// of the schedule before it.
 		s.Recording, s.Then = x.res.Recording, false
 	}
 	return s
