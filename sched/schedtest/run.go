@@ -219,8 +219,8 @@ type plan struct {
 	cover      []byte // coverage map to fill
 	transcribe bool
 	profile    engine.Profile // SURW: the events of an earlier schedule's goroutines
-	breakAt    int           // call engine.Breakpoint at this step, for a debugger
-	stream     *trace.Writer // write the trace there as the run goes (runStreaming)
+	breakAt    int            // call engine.Breakpoint at this step, for a debugger
+	stream     *trace.Writer  // write the trace there as the run goes (runStreaming)
 }
 
 // seedStep spreads the seeds of successive schedules.
