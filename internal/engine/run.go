@@ -46,6 +46,11 @@ type Config struct {
 	// random walk would draw to make it (Outcome.Transcript), so that any
 	// run can be replayed, and shrunk, as a random walk.
 	Transcribe bool
+	// Scripted makes a random walk take its choices from Script, then
+	// each decision's default, and report them (Outcome.Branches): see
+	// script.go.
+	Scripted bool
+	Script   []int
 	// Profile is, for SURW, the events of the goroutines of an earlier run
 	// of the body (Outcome.Profile), from which it estimates how many each
 	// has left.
@@ -88,6 +93,8 @@ type Outcome struct {
 	// PastBound is the step at which the run outgrew the step bound while
 	// working and went on unexplored (livelock.go); 0 if it never did.
 	PastBound int
+	// Branches are a scripted run's decisions (Config.Scripted).
+	Branches []Branch
 	// Profile is, under SURW, the events of each goroutine per bucket of
 	// objects (surw.go), for Config.Profile of a later run.
 	Profile Profile
@@ -184,6 +191,7 @@ type Run struct {
 	coverState
 	pctState
 	surwState
+	scriptState
 	progressState
 
 	// self is the list of active runs when this run is the only one.
@@ -279,6 +287,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		Stall:       r.stallText(),
 		PastBound:   r.pastAt,
 		Profile:     r.surwSeen,
+		Branches:    r.branches,
 	}
 }
 

@@ -143,6 +143,9 @@ func (r *Run) pick(cur *G, yield bool) *G {
 	if r.surw {
 		return r.transcribe(cur, r.pickSURW(cur, yield))
 	}
+	if r.cfg.Scripted {
+		return r.transcribe(cur, r.pickScripted(cur, yield))
+	}
 	if r.cfg.Strategy != PCT {
 		c := 0
 		if len(r.runnable) > 1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // before go test parses them.
 func HuntFlags(what string) *HuntConfig {
 	return &HuntConfig{
-		on:     flag.Bool("huntreport", false, "TestHuntReport: executions to find "+what+", hunt vs random vs portfolio"),
+		on:     flag.Bool("huntreport", false, "TestHuntReport: executions to find "+what+", random, portfolio, surw and hunt"),
 		seeds:  flag.Int("huntseeds", 100, "TestHuntReport: seeds per strategy (1..n)"),
 		budget: flag.Int("huntbudget", 5000, "TestHuntReport: executions per exploration"),
 	}
@@ -48,7 +49,7 @@ type HuntReport struct {
 }
 
 // HuntStrategies are the strategies compared, each with the same budget.
-var HuntStrategies = []string{"random", "portfolio", "hunt"}
+var HuntStrategies = []string{"random", "portfolio", "surw", "hunt"}
 
 // huntCell is what one strategy did on one bug over the seeds.
 type huntCell struct {
@@ -57,6 +58,7 @@ type huntCell struct {
 	other []string      // failures found that were not the bug looked for
 	total int           // executions run, over all seeds
 	wall  time.Duration // wall time of the explorations (and shrinking, unless -dst.shrink=false)
+	cpu   time.Duration // the process's CPU time over the same
 }
 
 // Measure explores body with each strategy and seeds 1..seeds, within the
@@ -69,7 +71,7 @@ func (r *HuntReport) Measure(name string, o schedtest.Options, body func(*schedt
 	cells := make([]huntCell, len(HuntStrategies))
 	for i, strategy := range HuntStrategies {
 		c := &cells[i]
-		start := time.Now()
+		start, cpu0 := time.Now(), cpuTime()
 		for s := 1; s <= r.seeds; s++ {
 			o := o
 			o.Strategy, o.Seed, o.Iterations = strategy, uint64(s), r.budget
@@ -90,7 +92,7 @@ func (r *HuntReport) Measure(name string, o schedtest.Options, body func(*schedt
 			}
 			c.execs = append(c.execs, n)
 		}
-		c.wall = time.Since(start)
+		c.wall, c.cpu = time.Since(start), cpuTime()-cpu0
 		slices.Sort(c.execs)
 	}
 	r.rows = append(r.rows, r.row(name, cells))
@@ -108,12 +110,24 @@ func (r *HuntReport) row(name string, cells []huntCell) string {
 		return fmt.Sprint(n)
 	}
 	row := "| " + name + " |"
-	var cost []string
+	var cost, rate []string
 	for _, c := range cells {
 		row += fmt.Sprintf(" %d/%d · %s · %s |", c.found, r.seeds, count(c.execs[(len(c.execs)-1)/2]), count(slices.Max(c.execs)))
 		cost = append(cost, fmt.Sprintf("%.0f", float64(c.wall.Microseconds())/float64(c.total)))
+		rate = append(rate, fmt.Sprintf("%.0f", float64(c.found)/max(c.cpu.Minutes(), 1e-9)))
 	}
-	return row + " " + strings.Join(cost, " / ") + " |"
+	return row + " " + strings.Join(cost, " / ") + " | " + strings.Join(rate, " / ") + " |"
+}
+
+// cpuTime is the CPU time the process has used, user and system: a
+// finding's cost where wall time would also count the other processes of
+// a shared machine.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // header is the table's header.
@@ -124,7 +138,7 @@ func (r *HuntReport) header() string {
 		h += " " + s + " |"
 		sep += "---|"
 	}
-	h += " µs per execution (" + strings.Join(HuntStrategies, " / ") + ") |"
-	sep += "---|"
+	h += " µs per execution (" + strings.Join(HuntStrategies, " / ") + ") | finds per CPU-minute |"
+	sep += "---|---|"
 	return fmt.Sprintf("per strategy: seeds that found the bug · median · max executions to find it (>%d: not found)\n%s\n%s", r.budget, h, sep)
 }

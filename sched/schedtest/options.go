@@ -26,8 +26,9 @@ import (
 //	-dst.seed=N        the first schedule's seed (alone: run that schedule only)
 //	-dst.iters=N       schedules per test (default 1000)
 //	-dst.time=D        time budget per test (without -dst.iters, the only bound)
-//	-dst.strategy=S    random, pct, pos, surw, portfolio or hunt
+//	-dst.strategy=S    random, pct, pos, surw, portfolio, hunt or bounded
 //	-dst.depth=N       PCT depth (default 3)
+//	-dst.preemptions=K bounded: the most preemptions a schedule may have (default 2)
 //	-dst.pctsteps=N    PCT change-point range
 //	-dst.maxsteps=N    step bound per run (default 2000000; a hundredth is the livelock window)
 //	-dst.ignoretop=F   leak check: ignore goroutines whose top function is F (comma-separated list)
@@ -75,10 +76,18 @@ type Options struct {
 	// estimated from the schedule before; its failures reproduce from
 	// their recording, not their seed),
 	// "portfolio", which alternates PCT and random walk between schedules,
-	// or "hunt", a coverage-guided search that mutates the schedules that
-	// reached new interleavings (-dst.strategy). Default
+	// "hunt", a coverage-guided search that mutates the schedules that
+	// reached new interleavings, or "bounded", a systematic search that
+	// runs every schedule with at most Preemptions preemptions, one after
+	// the other, as CHESS's iterative context bounding does, and says when
+	// it ran them all (Result.Exhausted) (-dst.strategy). Default
 	// "portfolio".
 	Strategy string
+	// Preemptions bounds, for the "bounded" strategy, how many times a
+	// schedule may switch away from a goroutine that could have gone on
+	// (-dst.preemptions). Switches where a goroutine blocks, exits or
+	// yields are free. Default 2; a negative value means none.
+	Preemptions int
 	// Depth is PCT's bug depth d: d-1 priority change points (-dst.depth).
 	// Default 3.
 	Depth int
@@ -210,20 +219,21 @@ const (
 )
 
 var flags struct {
-	seed     uint64
-	iters    int
-	time     time.Duration
-	strategy string
-	depth    int
-	pctSteps int
-	maxSteps int
-	watchdog time.Duration
-	replay   string
-	trace    string
-	brk      int
-	dir      string
-	verbose  bool
-	prune    bool
+	seed        uint64
+	iters       int
+	time        time.Duration
+	strategy    string
+	depth       int
+	pctSteps    int
+	preemptions int
+	maxSteps    int
+	watchdog    time.Duration
+	replay      string
+	trace       string
+	brk         int
+	dir         string
+	verbose     bool
+	prune       bool
 	// Hunting (dstreplay hunt).
 	corpus     string
 	worker     int
@@ -240,8 +250,9 @@ func init() {
 	flag.Uint64Var(&flags.seed, "dst.seed", 0, "sched: seed of the first schedule to run (reproduces a failure)")
 	flag.IntVar(&flags.iters, "dst.iters", 0, "sched: number of schedules to explore per test (default 1000)")
 	flag.DurationVar(&flags.time, "dst.time", 0, "sched: time budget per test; without -dst.iters it is the only bound")
-	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, surw, portfolio or hunt")
+	flag.StringVar(&flags.strategy, "dst.strategy", "", "sched: exploration strategy: random, pct, pos, surw, portfolio, hunt or bounded")
 	flag.IntVar(&flags.depth, "dst.depth", 0, "sched: PCT depth (default 3)")
+	flag.IntVar(&flags.preemptions, "dst.preemptions", 0, "sched: bounded: the most preemptions of a schedule (default 2)")
 	flag.IntVar(&flags.pctSteps, "dst.pctsteps", 0, "sched: PCT change-point range in steps")
 	flag.IntVar(&flags.maxSteps, "dst.maxsteps", 0, "sched: step bound per run in scheduling points (default 2000000); the livelock window is a hundredth of it")
 	flag.StringVar(&flags.ignoreTop, "dst.ignoretop", "", "sched: leak check: ignore goroutines whose top function is one of these (comma-separated, fully qualified), as goleak.IgnoreTopFunction")
@@ -309,6 +320,11 @@ func (o Options) withFlags() (Options, error) {
 			o.Strategy = flags.strategy
 		case "dst.depth":
 			o.Depth = flags.depth
+		case "dst.preemptions":
+			o.Preemptions = flags.preemptions
+			if o.Preemptions == 0 {
+				o.Preemptions = -1 // none, as a flag says it
+			}
 		case "dst.pctsteps":
 			o.PCTSteps = flags.pctSteps
 		case "dst.maxsteps":
@@ -367,7 +383,7 @@ func checkFlag(f *flag.Flag) error {
 		return negative(int64(flags.time), "no time budget")
 	case "dst.strategy":
 		if !validStrategy(flags.strategy) {
-			return fmt.Errorf("unknown strategy %q: want random, pct, pos, surw, portfolio or hunt", flags.strategy)
+			return fmt.Errorf("unknown strategy %q: want random, pct, pos, surw, portfolio, hunt or bounded", flags.strategy)
 		}
 	case "dst.depth":
 		return negative(int64(flags.depth), fmt.Sprintf("the default, %d", schedule.DefaultDepth))
@@ -427,6 +443,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Depth == 0 {
 		o.Depth = schedule.DefaultDepth
 	}
+	if o.Preemptions == 0 {
+		o.Preemptions = defaultPreemptions
+	}
 	if o.Watchdog == 0 {
 		o.Watchdog = defaultWatchdog
 	}
@@ -439,7 +458,7 @@ func (o Options) withDefaults() (Options, error) {
 	case o.Time < 0:
 		return o, fmt.Errorf("sched: Time is %v, must not be negative (0 is no time budget)", o.Time)
 	case !validStrategy(o.Strategy):
-		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, surw, portfolio or hunt", o.Strategy)
+		return o, fmt.Errorf("sched: unknown strategy %q: want random, pct, pos, surw, portfolio, hunt or bounded", o.Strategy)
 	case o.Depth < 1:
 		return o, fmt.Errorf("sched: Depth is %d, must be at least 1", o.Depth)
 	case o.MaxSteps < 0:
@@ -491,9 +510,9 @@ func funcList(s string) []string {
 }
 
 // validStrategy reports whether name is a strategy of one schedule, or
-// "portfolio" or "hunt", which pick one per schedule.
+// "portfolio", "hunt" or "bounded", which pick one per schedule.
 func validStrategy(name string) bool {
-	if name == "portfolio" || name == "hunt" {
+	if name == "portfolio" || name == "hunt" || name == "bounded" {
 		return true
 	}
 	_, err := schedule.ParseStrategy(name)

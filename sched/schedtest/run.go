@@ -56,6 +56,10 @@ type Result struct {
 	// and it went on unexplored, each goroutine running until it blocked,
 	// yielded or polled, up to ten times the bound.
 	PastBound int
+	// Exhausted says, of the last result of a bounded search (Strategy
+	// "bounded"), that it ran every schedule within its bound of
+	// preemptions and none failed.
+	Exhausted bool
 
 	// What WriteTrace needs to describe the run.
 	sched  plan
@@ -69,6 +73,8 @@ type Result struct {
 	// profile is, under SURW, the run's events, for the next schedule's
 	// weights.
 	profile engine.Profile
+	// branches are a bounded search's run's decisions.
+	branches []engine.Branch
 }
 
 // WriteTrace saves the run's trace as the file path (atomically), with a
@@ -219,6 +225,7 @@ type plan struct {
 	cover      []byte // coverage map to fill
 	transcribe bool
 	profile    engine.Profile // SURW: the events of an earlier schedule's goroutines
+	script     []int          // a bounded search's: the choices to make (not nil: a scripted walk)
 	breakAt    int            // call engine.Breakpoint at this step, for a debugger
 	stream     *trace.Writer  // write the trace there as the run goes (runStreaming)
 }
@@ -284,6 +291,8 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 		Transcribe:       s.transcribe,
 		Profile:          s.profile,
+		Scripted:         s.script != nil,
+		Script:           s.script,
 		Cover:            s.cover,
 		BreakStep:        s.breakAt,
 		IgnoreTop:        o.IgnoreTopFunction,
@@ -333,8 +342,7 @@ func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, str
 		(f.Kind != engine.Race || engine.RaceRepeatable()) {
 		again := s
 		again.Recording = rec
-		// SURW's seed reproduces its decisions only with its profile.
-		again.SeedRecorded = s.Recording == nil && !s.Then && s.data == nil && s.Strategy != engine.SURW
+		again.SeedRecorded = s.seedReproduces()
 		out2, _, buf2 := again.execute(o, name, tb, body, true)
 		if f2 := out2.Failure; f2 != nil && f2.Signature() == f.Signature() {
 			rerun = rerunNote(out, out2)
@@ -361,6 +369,14 @@ func (s plan) run(o Options, name string, tb tbase, body func(*T)) (*Result, str
 		res.Stall = stall
 	}
 	return res, note
+}
+
+// seedReproduces reports whether the schedule's seed alone, with its
+// strategy, reproduces it: not a recording's, a hunt's input or a fuzz
+// target's bytes, nor SURW's, whose weights come from the schedule before,
+// nor a bounded search's, whose choices come from its script.
+func (s plan) seedReproduces() bool {
+	return s.Recording == nil && !s.Then && s.data == nil && s.Strategy != engine.SURW && s.script == nil
 }
 
 // rerunNote is what a report says when it is of again, a re-execution
@@ -463,6 +479,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 		Stall:       out.Stall,
 		PastBound:   out.PastBound,
 		profile:     out.Profile,
+		branches:    out.Branches,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

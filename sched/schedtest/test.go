@@ -133,7 +133,7 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	}
 	if testing.Verbose() {
 		limit := ""
-		if !unlimited(o.Iterations) && x.n < o.Iterations {
+		if !unlimited(o.Iterations) && x.n < o.Iterations && !x.exhausted {
 			limit = fmt.Sprintf(" (time budget %v reached)", o.Time)
 		}
 		if x.nearDeadline {
@@ -146,6 +146,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 			x.n, x.elapsed.Round(time.Millisecond), limit, x.base, o.Strategy)
 		if o.Strategy == "hunt" {
 			t.Logf("sched: hunt: corpus %d inputs, %d coverage features", x.hunt.Corpus, x.hunt.Cover)
+		}
+		if o.Strategy == "bounded" {
+			t.Logf("sched: bounded: %s", boundedNote(o, x))
 		}
 	}
 }
@@ -186,7 +189,8 @@ type exploration struct {
 	// nearDeadline says the exploration stopped before its budget, at
 	// Options.stopBy.
 	nearDeadline bool
-	sequential   int // how many schedules ran the body alone, with no schedule to draw (see sequential)
+	exhausted    bool // a bounded search ran every schedule within its bound
+	sequential   int  // how many schedules ran the body alone, with no schedule to draw (see sequential)
 	saveErr      error
 	err          error              // the exploration could not go on (a hunt's corpus)
 	shrunk       *hunt.ShrinkResult // how the failure was shrunk
@@ -195,11 +199,32 @@ type exploration struct {
 	hunt         hunt.Stats         // a hunt's loop, when nothing failed
 }
 
+// stopEarly reports whether the exploration that began at start should
+// end before schedule i: its time budget is spent, or the next schedule, as
+// long as the mean so far, would end past the test's share of the time go
+// test left (x.nearDeadline).
+func (x *exploration) stopEarly(o Options, i int, start time.Time) bool {
+	if i == 0 {
+		return false
+	}
+	if o.Time > 0 && time.Since(start) >= o.Time {
+		return true
+	}
+	if !o.stopBy.IsZero() && time.Now().Add(time.Since(start)/time.Duration(i)).After(o.stopBy) {
+		x.nearDeadline = true
+		return true
+	}
+	return false
+}
+
 // explore runs schedules until one fails or the budget is spent. logf, when
 // not nil, is told about every schedule.
 func explore(o Options, name string, tb tbase, body func(*T), logf func(string, ...any)) exploration {
 	if o.Strategy == "hunt" && o.Recording == nil {
 		return huntExplore(o, name, tb, body, logf)
+	}
+	if o.Strategy == "bounded" && o.Recording == nil {
+		return boundedExplore(o, name, tb, body, logf)
 	}
 	x := exploration{base: o.Seed}
 	if x.base == 0 && o.Recording == nil {
@@ -210,13 +235,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 	var profile engine.Profile // SURW's: the last schedule's
 	failedBefore := tb != nil && tb.Failed()
 	for i := 0; i < o.Iterations; i++ {
-		if o.Time > 0 && i > 0 && time.Since(start) >= o.Time {
-			break
-		}
-		if !o.stopBy.IsZero() && i > 0 && time.Now().Add(time.Since(start)/time.Duration(i)).After(o.stopBy) {
-			// The next schedule, as long as the mean so far, would end
-			// past the test's share of the time go test left.
-			x.nearDeadline = true
+		if x.stopEarly(o, i, start) {
 			break
 		}
 		x.s = o.schedule(i, x.base, pctHint)
@@ -270,13 +289,12 @@ func outerFailedReport(name string, o Options, x exploration) string {
 }
 
 // drawn is x's schedule as what its run drew: a hunt's input (its
-// recording, then values from its seed) or a SURW schedule becomes the
-// whole recording, which a -dst.replay handle names.
+// recording, then values from its seed), or a schedule its seed does not
+// reproduce alone (SURW's, a bounded search's), becomes the whole
+// recording, which a -dst.replay handle names.
 func (x exploration) drawn() plan {
 	s := x.s
-	if (s.Then || s.Strategy == engine.SURW && s.Recording == nil) && x.res != nil && x.res.Recording != nil {
-		// SURW's seed reproduces its decisions only with the profile
-		// of the schedule before it.
+	if (s.Then || !s.seedReproduces()) && x.res != nil && x.res.Recording != nil {
 		s.Recording, s.Then = x.res.Recording, false
 	}
 	return s
