@@ -97,6 +97,67 @@ func TestCache(t *testing.T) {
 	}
 }
 
+// TestHuntWrapDependency hunts a dependency's unedited suite by its import
+// path from the module that requires it, as a user vetting a library does.
+// Regression: hunt built the package in the dependency's own directory (the
+// module cache, here its replacement), where the -wrap overlay's imports of
+// the tool are not required, so its binary lacked the hunt's flags.
+func TestHuntWrapDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own, fetching dependencies")
+	}
+	m := newOwnModule(t, map[string]string{
+		"go.mod":     "\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n",
+		"mine.go":    "package mine\n\nimport _ \"example.com/dep\"\n",
+		"dep/go.mod": "module example.com/dep\n\ngo 1.22\n",
+		"dep/counter.go": `package dep
+
+import "sync"
+
+// Counter counts, but Add reads and writes under two locks: two Adds
+// at once can count one.
+type Counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *Counter) Add() {
+	c.mu.Lock()
+	v := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = v + 1
+	c.mu.Unlock()
+}
+`,
+		"dep/counter_test.go": `package dep
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestCounter(t *testing.T) {
+	var c Counter
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Add() }()
+	}
+	wg.Wait()
+	if c.n != 2 {
+		t.Fatalf("counted %d of 2", c.n)
+	}
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay hunt -wrap -time 5s -j 1 -corpus " + filepath.Join(t.TempDir(), "corpus") +
+		" -dir " + filepath.Join(t.TempDir(), "fail") + " example.com/dep")
+	if err == nil || !strings.Contains(out, "TestCounter: test failed") {
+		t.Errorf("hunt -wrap of a dependency by import path: %v\n%s", err, out)
+	}
+}
+
 // ownModule is a user's module in a temporary directory, set up as the
 // README says: a go.mod as go get -tool github.com/dstgo/dst/cmd/dstreplay
 // writes it (at a version replaced by this checkout: the module is not on
@@ -116,9 +177,13 @@ func newOwnModule(t *testing.T, files map[string]string) *ownModule {
 	}
 	m := &ownModule{dir: t.TempDir(), root: root, env: append(os.Environ(), "GOFLAGS=", "DST_DIR=", "DST_REWRITTEN=")}
 	files["go.mod"] = "module example.com/mine\n\ngo 1.26\n\nrequire github.com/dstgo/dst v0.0.0\n\n" +
-		"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n"
+		"tool github.com/dstgo/dst/cmd/dstreplay\n\nreplace github.com/dstgo/dst => " + root + "\n" + files["go.mod"]
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(m.dir, name), []byte(text), 0o644); err != nil {
+		path := filepath.Join(m.dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -21,6 +21,11 @@ type Package struct {
 	Path string // import path
 	Dir  string // the directory its tests run in
 	Bin  string // the test binary
+
+	// Where it is built from, and the argument that names it there: its
+	// directory and ".", or, listed by import path, the current
+	// directory and its path.
+	buildDir, buildArg string
 }
 
 // Build lists the packages that patterns name (as go test takes them),
@@ -29,10 +34,30 @@ type Package struct {
 // and notes with s.Verbose, go to log.
 func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, error) {
 	cfg := s
-	// A pattern that is a directory is listed from there, so that a
-	// package of another module than the current directory's is found in
-	// its own module; the others, from here.
-	var out []byte
+	// A pattern that is a directory is listed, and its packages built,
+	// from there, so that a package of another module than the current
+	// directory's is found in its own module; the others, from here, by
+	// import path, so that a dependency's package is built in this module,
+	// with its requirements (those of a -wrap overlay's files among them).
+	var pkgs []*Package
+	list := func(what, dir string, args []string, byPath bool) error {
+		out, err := goCommand(what, dir, append([]string{"list", "-f", listFormat}, args...), log)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(out)) {
+			f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+			if len(f) != 4 || f[2] == "0" && f[3] == "0" {
+				continue // no test files
+			}
+			p := &Package{Path: f[0], Dir: f[1], Bin: filepath.Join(tmp, fmt.Sprintf("%d.test", len(pkgs))), buildDir: f[1], buildArg: "."}
+			if byPath {
+				p.buildDir, p.buildArg = dir, p.Path
+			}
+			pkgs = append(pkgs, p)
+		}
+		return nil
+	}
 	var here []string
 	for _, p := range patterns {
 		dir, rest := patternDir(p)
@@ -40,26 +65,14 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 			here = append(here, p)
 			continue
 		}
-		b, err := goCommand("go list "+p, dir, []string{"list", "-f", listFormat, rest}, log)
-		if err != nil {
+		if err := list("go list "+p, dir, []string{rest}, false); err != nil {
 			return nil, err
 		}
-		out = append(out, b...)
 	}
 	if len(here) > 0 {
-		b, err := goCommand("go list "+strings.Join(here, " "), "", append([]string{"list", "-f", listFormat}, here...), log)
-		if err != nil {
+		if err := list("go list "+strings.Join(here, " "), "", here, true); err != nil {
 			return nil, err
 		}
-		out = append(out, b...)
-	}
-	var pkgs []*Package
-	for line := range strings.Lines(string(out)) {
-		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
-		if len(f) != 4 || f[2] == "0" && f[3] == "0" {
-			continue // no test files
-		}
-		pkgs = append(pkgs, &Package{Path: f[0], Dir: f[1], Bin: filepath.Join(tmp, fmt.Sprintf("%d.test", len(pkgs)))})
 	}
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("no test files in %s", strings.Join(patterns, " "))
@@ -81,8 +94,7 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 			if cfg.Overlay != "" {
 				argv = append(argv, "-overlay="+cfg.Overlay)
 			}
-			// In the package's directory, whatever module it is in.
-			_, errs[i] = goCommand("building the tests of "+p.Path, p.Dir, append(argv, "."), nil)
+			_, errs[i] = goCommand("building the tests of "+p.Path, p.buildDir, append(argv, p.buildArg), nil)
 		})
 	}
 	wg.Wait()

@@ -17,7 +17,7 @@ import (
 // before go test parses them.
 func HuntFlags(what string) *HuntConfig {
 	return &HuntConfig{
-		on:     flag.Bool("huntreport", false, "TestHuntReport: executions to find "+what+", random, portfolio, surw and hunt"),
+		on:     flag.Bool("huntreport", false, "TestHuntReport: executions to find "+what+", random, portfolio, surw, bounded and hunt"),
 		seeds:  flag.Int("huntseeds", 100, "TestHuntReport: seeds per strategy (1..n)"),
 		budget: flag.Int("huntbudget", 5000, "TestHuntReport: executions per exploration"),
 	}
@@ -49,7 +49,7 @@ type HuntReport struct {
 }
 
 // HuntStrategies are the strategies compared, each with the same budget.
-var HuntStrategies = []string{"random", "portfolio", "surw", "hunt"}
+var HuntStrategies = []string{"random", "portfolio", "surw", "bounded", "hunt"}
 
 // huntCell is what one strategy did on one bug over the seeds.
 type huntCell struct {
