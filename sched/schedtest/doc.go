@@ -19,7 +19,9 @@
 //
 // A schedule is the sequence of decisions of one run. Test explores many,
 // each a fresh run of the body, with a strategy per schedule (random walk,
-// PCT, POS, or a coverage-guided hunt; see Options.Strategy), and shrinks
+// PCT, POS, SURW, a coverage-guided hunt, or a bounded systematic search
+// that can prove no schedule within a number of preemptions fails; see
+// Options.Strategy), and shrinks
 // every failure before it reports it: the failing schedule is rewritten as
 // a random walk and cut down while it fails the same way, so the report
 // shows the fewest preemptions, steps and goroutines found, and how big the
