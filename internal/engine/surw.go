@@ -42,6 +42,8 @@ type surwState struct {
 	surwMask  uint8 // the interesting buckets of this run
 	surwRun   int   // consecutive points at which the current goroutine ran on undrawn
 	surwSeen  Profile
+	surwLeft0 []int32 // per goroutine, by ID from 1: its interesting events in the profile
+	surwDone  []int32 // per goroutine: its interesting events so far
 	surwW     []uint64
 	surwOrder []*G
 }
@@ -60,6 +62,15 @@ func (r *Run) startSURW() {
 	r.surwMask = uint8(v)
 	if r.surwMask == 0 {
 		r.surwMask = 1 << (v >> 8 % surwBuckets)
+	}
+	for _, ev := range r.cfg.Profile {
+		n := int32(0)
+		for b := range surwBuckets {
+			if r.surwMask&(1<<b) != 0 {
+				n += ev[b]
+			}
+		}
+		r.surwLeft0 = append(r.surwLeft0, n)
 	}
 }
 
@@ -83,8 +94,12 @@ func (r *Run) surwEvent(g *G, o *Obj) {
 	}
 	for len(r.surwSeen) < g.ID {
 		r.surwSeen = append(r.surwSeen, [surwBuckets]int32{})
+		r.surwDone = append(r.surwDone, 0)
 	}
 	r.surwSeen[g.ID-1][surwBucket(o)]++
+	if r.interesting(o) {
+		r.surwDone[g.ID-1]++
+	}
 }
 
 // surwLeft is the weight of g: one more than the interesting events the
@@ -92,22 +107,14 @@ func (r *Run) surwEvent(g *G, o *Obj) {
 //
 //go:norace
 func (r *Run) surwLeft(g *G) uint64 {
-	p := r.cfg.Profile
-	if g.ID > len(p) {
+	if g.ID > len(r.surwLeft0) {
 		return 1
 	}
-	left := int64(0)
-	for b := range surwBuckets {
-		if r.surwMask&(1<<b) == 0 {
-			continue
-		}
-		n := int64(p[g.ID-1][b])
-		if g.ID <= len(r.surwSeen) {
-			n -= int64(r.surwSeen[g.ID-1][b])
-		}
-		left += max(n, 0)
+	left := r.surwLeft0[g.ID-1]
+	if g.ID <= len(r.surwDone) {
+		left -= r.surwDone[g.ID-1]
 	}
-	return uint64(left) + 1
+	return uint64(max(left, 0)) + 1
 }
 
 // pickSURW chooses among r.runnable (more than one) as SURW does; cur is
@@ -120,9 +127,18 @@ func (r *Run) pickSURW(cur *G, yield bool) *G {
 	if cur != nil {
 		order = append(order, cur)
 	}
-	for k := range n {
-		if g := r.runnableAt(k); g != cur {
-			order = append(order, g)
+	if 8*n < len(r.gs) {
+		// Few of the goroutines ever started are runnable.
+		for k := range n {
+			if g := r.runnableAt(k); g != cur {
+				order = append(order, g)
+			}
+		}
+	} else {
+		for _, g := range r.gs { // in ID order
+			if g != cur && g.ri < n && r.runnable[g.ri] == g {
+				order = append(order, g)
+			}
 		}
 	}
 	w := r.surwW[:0]

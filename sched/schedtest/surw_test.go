@@ -45,9 +45,6 @@ func middle(want int) func(*schedtest.T) {
 // seeds; and its failure reproduces from what it reports (its recording,
 // not its seed: the weights came from the schedule before).
 func TestSURWSamplesLateOrders(t *testing.T) {
-	if testing.Short() {
-		t.Skip("explores 2x10 times")
-	}
 	median := func(strategy string) int {
 		var execs []int
 		for seed := uint64(1); seed <= 10; seed++ {
