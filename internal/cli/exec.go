@@ -73,10 +73,17 @@ func runExec(e *env, args []string) int {
 	stdout.Flush()
 	stderr.Flush()
 	got := "pass"
-	if m := failedAs.FindSubmatch(out.Bytes()); m != nil {
+	switch m := failedAs.FindSubmatch(out.Bytes()); {
+	case m != nil:
 		got = string(m[1])
-	} else if runErr != nil {
+	case runErr != nil && buildFailed.Match(out.Bytes()):
+		fmt.Fprintf(e.stderr, "dstreplay exec: package %s does not build now (the go command's errors are above): the trace cannot be re-run until it does\n", pkg)
+		return ExitFailure
+	case runErr != nil:
 		got = "a failure outside the replay"
+	case noTests.Match(out.Bytes()):
+		fmt.Fprintf(e.stderr, "dstreplay exec: package %s has no test %s now (renamed or removed?): nothing re-ran\n", pkg, h.Test)
+		return ExitFailure
 	}
 	if outcome == nil {
 		fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended with %s; the recorded run's outcome is unknown: %v\n", got, cut)
@@ -94,6 +101,13 @@ func runExec(e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "dstreplay exec: the re-run ended as recorded: %s\n", termSafe(want))
 	return ExitOK
 }
+
+// buildFailed and noTests find, in go test's output, a package that did
+// not build and a -run pattern that matched no test.
+var (
+	buildFailed = regexp.MustCompile(`(?m)^FAIL\s+\S+ \[(build|setup) failed\]$`)
+	noTests     = regexp.MustCompile(`(?m)^(testing: warning: no tests to run|ok\s+\S+\s+\S+ \[no tests to run\])$`)
+)
 
 // failedAs finds the failure kind in the harness's report of a replay.
 var failedAs = regexp.MustCompile(`sched: ([a-z ]+) \(replaying `)

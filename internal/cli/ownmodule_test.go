@@ -199,3 +199,52 @@ func newOwnModule(t *testing.T, files map[string]string) *ownModule {
 	}
 	return m
 }
+
+// TestExecChangedPackage: exec of a trace whose package no longer builds,
+// or no longer has the test, says so, instead of "a failure outside the
+// replay" or "the re-run with pass".
+func TestExecChangedPackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own, fetching dependencies")
+	}
+	test := `package mine
+
+import (
+	"testing"
+
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
+)
+
+func TestCache(t *testing.T) {
+	schedtest.Test(t, func(t *schedtest.T) {
+		var a, b sched.Mutex
+		var wg sched.WaitGroup
+		wg.Go(func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+		wg.Go(func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		wg.Wait()
+	})
+}
+`
+	m := newOwnModule(t, map[string]string{"mine.go": "package mine\n", "mine_test.go": test})
+	if out, err := m.sh("go test -count=1 ."); err == nil || !strings.Contains(out, "deadlock in schedule") {
+		t.Fatalf("the buggy test: %v\n%s", err, out)
+	}
+	traces, _ := filepath.Glob(filepath.Join(m.dir, "testdata", "dst", "TestCache", "*.trace"))
+	if len(traces) == 0 {
+		t.Fatal("no saved trace")
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(m.dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mine_test.go", strings.Replace(test, "TestCache", "TestRenamed", 1))
+	if out, err := m.sh("go tool dstreplay exec " + traces[0]); err == nil || !strings.Contains(out, "has no test TestCache now") {
+		t.Errorf("exec with the test renamed: %v\n%s", err, out)
+	}
+	write("mine.go", "package mine\n\nvar x int = \"not an int\"\n")
+	if out, err := m.sh("go tool dstreplay exec " + traces[0]); err == nil || !strings.Contains(out, "does not build now") {
+		t.Errorf("exec with the package broken: %v\n%s", err, out)
+	}
+}
