@@ -90,8 +90,9 @@ func runTest(e *env, args []string) int {
 		}
 		rest = append(rest, a)
 	}
-	patterns, flags := splitTestArgs(rest)
-	if len(patterns) == 0 {
+	patterns, flags, others := splitTestArgs(rest)
+	given := len(patterns) > 0
+	if !given {
 		patterns = []string{"."}
 	}
 	rw, code := rewriteFor(e, "test", wrap, extra, patterns, flags)
@@ -106,7 +107,14 @@ func runTest(e *env, args []string) int {
 	if note := raceNote(rest); note != "" {
 		fmt.Fprintf(e.stderr, "dstreplay test: %s\n", note)
 	}
-	cmd := exec.Command("go", append([]string{"test", "-overlay=" + rw.overlay}, rest...)...)
+	// The packages first: go test hands every argument from the first flag
+	// it does not know (-dst.*) on to the test binary, so a package after
+	// one would be tested as "." while the rewrite was of the package.
+	argv := []string{"test", "-overlay=" + rw.overlay}
+	if given {
+		argv = append(argv, patterns...)
+	}
+	cmd := exec.Command("go", append(argv, others...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), rw.env...)
 	if err := cmd.Run(); err != nil {
@@ -185,18 +193,21 @@ func raceNote(args []string) string {
 }
 
 // splitTestArgs picks the package patterns out of go test's arguments, and
-// the build flags that change what loads (-tags, -race).
-func splitTestArgs(args []string) (patterns, build []string) {
+// the build flags that change what loads (-tags, -race); others is the
+// arguments without the patterns, in their order.
+func splitTestArgs(args []string) (patterns, build, others []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, hasValue := flagName(a)
 		if a == "--" || a == "-args" || a == "--args" {
+			others = append(others, args[i:]...)
 			break // the test binary's arguments
 		}
 		if name == "" {
 			patterns = append(patterns, a)
 			continue
 		}
+		others = append(others, a)
 		switch {
 		case name == "race":
 			build = append(build, "-race")
@@ -207,9 +218,10 @@ func splitTestArgs(args []string) (patterns, build []string) {
 		}
 		if !hasValue && !testBoolFlags[name] && !strings.HasPrefix(name, "dst.") && i+1 < len(args) {
 			i++ // the flag's value
+			others = append(others, args[i])
 		}
 	}
-	return patterns, build
+	return patterns, build, others
 }
 
 // markerValue is what dstreplay test sets EnvMarker to: the flags that
