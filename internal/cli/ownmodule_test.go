@@ -248,3 +248,47 @@ func TestCache(t *testing.T) {
 		t.Errorf("exec with the package broken: %v\n%s", err, out)
 	}
 }
+
+// TestWrapSaysWhatRunsNatively: a wrapped test that starts an HTTP server
+// and calls it passes as before, and says that the server and the client
+// ran natively, with where they were called, instead of passing its
+// schedules in silence as if their goroutines had been explored.
+func TestWrapSaysWhatRunsNatively(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own, fetching dependencies")
+	}
+	m := newOwnModule(t, map[string]string{
+		"mine.go": "package mine\n",
+		"mine_test.go": `package mine
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestServer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != "hi" {
+		t.Fatalf("got %q", b)
+	}
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=3 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "--- PASS: TestServer") {
+		t.Fatalf("the wrapped test: %v\n%s", err, out)
+	}
+	for _, want := range []string{"the test called httptest.NewServer (mine_test.go:11), http.Get (mine_test.go:13), which run natively", "not explored"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+}

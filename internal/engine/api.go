@@ -100,6 +100,25 @@ func (g *G) Log(s string) {
 	}
 }
 
+// NativeBoundary records that g, at where, started what runs natively
+// (package sched/native/boundary): once per run for each what
+// (Outcome.Natives).
+//
+//go:norace
+func (g *G) NativeBoundary(what, where string) {
+	r := g.run
+	for _, n := range r.natives {
+		if n.What == what {
+			return
+		}
+	}
+	r.natives = append(r.natives, Native{What: what, Where: where})
+}
+
+// Native is a function a run called that starts work outside the
+// scheduler, and where it was first called.
+type Native struct{ What, Where string }
+
 // Drew records that g drew a value for the test, as a report shows it
 // ("IntRange(1, 6) = 4 at store_test.go:42").
 //

@@ -93,6 +93,9 @@ type Outcome struct {
 	// PastBound is the step at which the run outgrew the step bound while
 	// working and went on unexplored (livelock.go); 0 if it never did.
 	PastBound int
+	// Natives are the functions the run called that start work outside
+	// the scheduler (a listener, a server, a child process), each once.
+	Natives []Native
 	// Branches are a scripted run's decisions (Config.Scripted).
 	Branches []Branch
 	// Profile is, under SURW, the events of each goroutine per bucket of
@@ -176,6 +179,7 @@ type Run struct {
 	preempts int
 	progress uint64 // read by the watchdog
 	nobj     int32
+	natives  []Native       // NativeBoundary's
 	pools    map[any]*[]any // the items of each sched.Pool the run used (G.PoolItems)
 
 	endState
@@ -288,6 +292,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		PastBound:   r.pastAt,
 		Profile:     r.surwSeen,
 		Branches:    r.branches,
+		Natives:     r.natives,
 	}
 }
 

@@ -31,15 +31,20 @@ const (
 	NativePath = "github.com/dstgo/dst/sched/native"
 	SchedPath  = "github.com/dstgo/dst/sched"
 	AtomicPath = "github.com/dstgo/dst/sched/atomic"
+	// BoundaryPath is where the functions that start native work (a
+	// listener, a server, a child process) are called through, so that a
+	// run says it called them.
+	BoundaryPath = "github.com/dstgo/dst/sched/native/boundary"
 )
 
 // The names rewritten code gives the shims' packages and its temporaries;
 // a leading underscore and the prefix keep them apart from the user's.
 const (
-	nativeName = "_dstn"
-	schedName  = "_dsts"
-	atomicName = "_dsta"
-	tmpPrefix  = "_dst"
+	nativeName   = "_dstn"
+	schedName    = "_dsts"
+	atomicName   = "_dsta"
+	boundaryName = "_dstb"
+	tmpPrefix    = "_dst"
 )
 
 // Error is a construct the rewrite cannot carry over, at its place.
@@ -222,6 +227,8 @@ func (r *fileRewriter) use(pkg string) string {
 		return atomicName
 	case NativetestPath:
 		return nativetestName
+	case BoundaryPath:
+		return boundaryName
 	}
 	return nativeName
 }
@@ -360,6 +367,19 @@ func isMap(t types.Type) bool {
 	return false
 }
 
+// boundaryFuncs are the standard functions that start work outside the
+// scheduler, and their stand-ins in package boundary, which call them and
+// note it in the run.
+var boundaryFuncs = map[string]string{
+	"net.Listen": "NetListen", "net.ListenPacket": "NetListenPacket", "net.Dial": "NetDial", "net.DialTimeout": "NetDialTimeout",
+	"net/http.ListenAndServe": "HTTPListenAndServe", "net/http.Serve": "HTTPServe", "net/http.Get": "HTTPGet",
+	"net/http.Head": "HTTPHead", "net/http.Post": "HTTPPost", "net/http.PostForm": "HTTPPostForm",
+	"net/http/httptest.NewServer": "HTTPTestNewServer", "net/http/httptest.NewTLSServer": "HTTPTestNewTLSServer",
+	"net/http/httptest.NewUnstartedServer": "HTTPTestNewUnstartedServer",
+	"os/exec.Command":                      "ExecCommand", "os/exec.CommandContext": "ExecCommandContext",
+	"database/sql.Open": "SQLOpen",
+}
+
 // replacement is what a reference to a standard package's object becomes,
 // if it is rewritten.
 func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
@@ -401,6 +421,10 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 	case "math/rand":
 		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") && name != "Seed" {
 			return r.use(NativePath) + ".Rand()." + name, true
+		}
+	case "net", "net/http", "net/http/httptest", "os/exec", "database/sql":
+		if fn, ok := boundaryFuncs[path+"."+name]; ok {
+			return r.use(BoundaryPath) + "." + fn, true
 		}
 	case "math/rand/v2":
 		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") {

@@ -424,7 +424,7 @@ func (r *fileRewriter) recvComm(s ast.Stmt) (*ast.UnaryExpr, []ast.Expr, string)
 // rewritten standard imports used.
 func (r *fileRewriter) imports() {
 	var specs []string
-	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}} {
+	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}, {BoundaryPath, boundaryName}} {
 		if r.uses[p.path] {
 			specs = append(specs, p.name+" "+strconv.Quote(p.path))
 		}
@@ -436,6 +436,7 @@ func (r *fileRewriter) imports() {
 	blank := map[string]string{
 		"sync": "NewCond", "sync/atomic": "LoadInt32", "time": "Now", "context": "Background",
 		"runtime": "Gosched", "math/rand": "Int", "math/rand/v2": "Int", "testing": "Short",
+		"net": "Dial", "net/http": "Get", "net/http/httptest": "NewServer", "os/exec": "Command", "database/sql": "Open",
 	}
 	var uses []string
 	for _, imp := range r.file.Imports {

@@ -1,6 +1,7 @@
 package native
 
 import (
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -331,4 +332,19 @@ func hidden(fn string) bool {
 	}
 	pkg, _, _ = strings.Cut(pkg, ".")
 	return !strings.HasSuffix(pkg, "_test")
+}
+
+// Boundary notes, inside a run, that its caller's caller (rewritten code,
+// through package boundary) starts what, which runs natively: a listener,
+// a connection, a server, a child process. A run notes each once; the
+// test's report says what ran outside the scheduler. Outside a run it does
+// nothing.
+func Boundary(what string) {
+	if g := engine.Current(); g != nil {
+		where := ""
+		if _, file, line, ok := runtime.Caller(2); ok {
+			where = filepath.Base(file) + ":" + strconv.Itoa(line)
+		}
+		g.NativeBoundary(what, where)
+	}
 }

@@ -45,6 +45,7 @@ func boundedExplore(o Options, name string, tb tbase, body func(*T), logf func(s
 		}
 		x.s = plan{index: i, Schedule: schedule.Schedule{Strategy: engine.Random, Seed: x.base}, script: script}
 		x.res, x.note = x.s.run(o, name, tb, body)
+		x.noteNatives(x.res)
 		x.n++
 		x.res.Schedule = x.n
 		if logf != nil {

@@ -75,6 +75,8 @@ type Result struct {
 	profile engine.Profile
 	// branches are a bounded search's run's decisions.
 	branches []engine.Branch
+	// natives are what the run started outside the scheduler.
+	natives []engine.Native
 }
 
 // WriteTrace saves the run's trace as the file path (atomically), with a
@@ -480,6 +482,7 @@ func (s plan) result(out *engine.Outcome, rec *entropy.Recording, buf *trace.Buf
 		PastBound:   out.PastBound,
 		profile:     out.Profile,
 		branches:    out.Branches,
+		natives:     out.Natives,
 	}
 	for _, f := range out.Faults {
 		res.Faults = append(res.Faults, fmt.Sprintf("%s (step %d, goroutine %d)", f.Name, f.Step, f.G))

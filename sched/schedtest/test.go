@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,9 @@ func TestWith(t *testing.T, opts Options, body func(*T)) {
 	x := explore(o, t.Name(), t, body, logf)
 	if x.err != nil {
 		t.Fatalf("sched: %v", x.err)
+	}
+	if len(x.natives) > 0 {
+		t.Logf("sched: note: %s", nativesNote(x.natives))
 	}
 	if x.stall != "" && (x.res == nil || x.res.Stall == "") { // else the failure's report says it
 		t.Logf("sched: note: %s", x.stall)
@@ -189,14 +193,41 @@ type exploration struct {
 	// nearDeadline says the exploration stopped before its budget, at
 	// Options.stopBy.
 	nearDeadline bool
-	exhausted    bool // a bounded search ran every schedule within its bound
-	sequential   int  // how many schedules ran the body alone, with no schedule to draw (see sequential)
+	exhausted    bool            // a bounded search ran every schedule within its bound
+	natives      []engine.Native // what its runs started outside the scheduler, each once
+	sequential   int             // how many schedules ran the body alone, with no schedule to draw (see sequential)
 	saveErr      error
 	err          error              // the exploration could not go on (a hunt's corpus)
 	shrunk       *hunt.ShrinkResult // how the failure was shrunk
 	found0       *plan              // the schedule as found, before shrinking
 	found        []exploration      // a hunt's failures, saved, the first being this one
 	hunt         hunt.Stats         // a hunt's loop, when nothing failed
+}
+
+// noteNatives adds what res's run started outside the scheduler to x's.
+func (x *exploration) noteNatives(res *Result) {
+	for _, n := range res.natives {
+		if !slices.ContainsFunc(x.natives, func(m engine.Native) bool { return m.What == n.What }) {
+			x.natives = append(x.natives, n)
+		}
+	}
+}
+
+// nativesNote says what the runs of a test started outside the scheduler,
+// and what that means for a pass.
+func nativesNote(ns []engine.Native) string {
+	var what []string
+	for _, n := range ns {
+		if n.Where != "" {
+			what = append(what, n.What+" ("+n.Where+")")
+		} else {
+			what = append(what, n.What)
+		}
+	}
+	return "the test called " + strings.Join(what, ", ") + ", which run natively: what they start (a listener's or a " +
+		"server's goroutines, connections, a child process, a database pool) is outside the scheduler, so its " +
+		"interleavings are not explored and a replay does not reproduce them; the schedules explored are those of the " +
+		"test's own goroutines"
 }
 
 // stopEarly reports whether the exploration that began at start should
@@ -241,6 +272,7 @@ func explore(o Options, name string, tb tbase, body func(*T), logf func(string, 
 		x.s = o.schedule(i, x.base, pctHint)
 		x.s.profile = profile
 		x.res, x.note = x.s.run(o, name, tb, body)
+		x.noteNatives(x.res)
 		if x.res.profile != nil {
 			profile = x.res.profile
 		}
