@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 )
 
@@ -12,33 +11,7 @@ import (
 // writer's 12 increments: the writer preempted after its third, the reader
 // preempted between its reads. Two preemptions; no schedule with fewer
 // fails.
-func twoReads(t *schedtest.T) {
-	var mu sched.Mutex
-	n := 0
-	var seen [2]int
-	var wg sched.WaitGroup
-	wg.Add(2)
-	sched.Go(func() {
-		defer wg.Done()
-		for range 12 {
-			mu.Lock()
-			n++
-			mu.Unlock()
-		}
-	})
-	sched.Go(func() {
-		defer wg.Done()
-		for i := range seen {
-			mu.Lock()
-			seen[i] = n
-			mu.Unlock()
-		}
-	})
-	wg.Wait()
-	if seen == [2]int{3, 12} {
-		t.Fatalf("the reader saw %v", seen)
-	}
-}
+var twoReads = writerReader(2, func(seen []int) bool { return seen[0] == 3 && seen[1] == 12 })
 
 // TestBoundedProvesAndFinds: with one preemption the search runs every
 // schedule and says so, none failing; with two it finds the failure; the

@@ -8,15 +8,15 @@ import (
 	"github.com/dstgo/dst/sched/schedtest"
 )
 
-// middle fails when its reader sees the counter exactly at want: the reader
-// must run after want of the writer's increments and before the next one.
-// A random walk seldom lets the writer get that far ahead (about one
-// schedule in 2^want); interleavings sampled uniformly put the reader at
-// each of the positions alike.
-func middle(want int) func(*schedtest.T) {
+// writerReader is a body of two goroutines: a writer that increments a
+// counter twelve times, each under a lock, and a reader that reads it
+// reads times, each under the lock. It fails when bad says so of what
+// the reader saw.
+func writerReader(reads int, bad func(seen []int) bool) func(*schedtest.T) {
 	return func(t *schedtest.T) {
 		var mu sched.Mutex
-		n, seen := 0, -1
+		n := 0
+		seen := make([]int, reads)
 		var wg sched.WaitGroup
 		wg.Add(2)
 		sched.Go(func() {
@@ -29,15 +29,26 @@ func middle(want int) func(*schedtest.T) {
 		})
 		sched.Go(func() {
 			defer wg.Done()
-			mu.Lock()
-			seen = n
-			mu.Unlock()
+			for i := range seen {
+				mu.Lock()
+				seen[i] = n
+				mu.Unlock()
+			}
 		})
 		wg.Wait()
-		if seen == want {
-			t.Fatalf("the reader saw %d", seen)
+		if bad(seen) {
+			t.Fatalf("the reader saw %v", seen)
 		}
 	}
+}
+
+// middle fails when its reader sees the counter exactly at want: the reader
+// must run after want of the writer's increments and before the next one.
+// A random walk seldom lets the writer get that far ahead (about one
+// schedule in 2^want); interleavings sampled uniformly put the reader at
+// each of the positions alike.
+func middle(want int) func(*schedtest.T) {
+	return writerReader(1, func(seen []int) bool { return seen[0] == want })
 }
 
 // TestSURWSamplesLateOrders: SURW finds the reader after the eighth of
