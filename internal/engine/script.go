@@ -29,7 +29,7 @@ type Branch struct {
 	Preempts bool
 }
 
-// DefaultChoice is the choice a scripted run makes past its script: the
+// defaultChoice is the choice a scripted run makes past its script: the
 // goroutine at the point goes on, unless it yielded, when the next one by
 // ID after it runs (round robin, so that goroutines that spin on a yield
 // let each of the others run); when it blocked, the runnable goroutine of

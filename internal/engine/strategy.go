@@ -282,8 +282,9 @@ func (r *Run) transcribe(cur, chosen *G) *G {
 
 // StrategyUID reports whether u is one of the uids the strategies draw
 // their decisions from (a random walk's choices, PCT's priorities and change
-// points, POS's priorities, SURW's interesting objects), as opposed to faults, timers and the body's own
-// draws, which are the same whichever strategy runs.
+// points, POS's priorities, SURW's interesting objects), as opposed to
+// faults, timers and the body's own draws, which are the same whichever
+// strategy runs.
 func StrategyUID(u entropy.UID) bool {
 	switch u.Key() {
 	case keyPick, keyPrio, keyChange, keyPOS, keySURW:

@@ -371,13 +371,22 @@ func isMap(t types.Type) bool {
 // scheduler, and their stand-ins in package boundary, which call them and
 // note it in the run.
 var boundaryFuncs = map[string]string{
-	"net.Listen": "NetListen", "net.ListenPacket": "NetListenPacket", "net.Dial": "NetDial", "net.DialTimeout": "NetDialTimeout",
-	"net/http.ListenAndServe": "HTTPListenAndServe", "net/http.Serve": "HTTPServe", "net/http.Get": "HTTPGet",
-	"net/http.Head": "HTTPHead", "net/http.Post": "HTTPPost", "net/http.PostForm": "HTTPPostForm",
-	"net/http/httptest.NewServer": "HTTPTestNewServer", "net/http/httptest.NewTLSServer": "HTTPTestNewTLSServer",
+	"net.Listen":                           "NetListen",
+	"net.ListenPacket":                     "NetListenPacket",
+	"net.Dial":                             "NetDial",
+	"net.DialTimeout":                      "NetDialTimeout",
+	"net/http.ListenAndServe":              "HTTPListenAndServe",
+	"net/http.Serve":                       "HTTPServe",
+	"net/http.Get":                         "HTTPGet",
+	"net/http.Head":                        "HTTPHead",
+	"net/http.Post":                        "HTTPPost",
+	"net/http.PostForm":                    "HTTPPostForm",
+	"net/http/httptest.NewServer":          "HTTPTestNewServer",
+	"net/http/httptest.NewTLSServer":       "HTTPTestNewTLSServer",
 	"net/http/httptest.NewUnstartedServer": "HTTPTestNewUnstartedServer",
-	"os/exec.Command":                      "ExecCommand", "os/exec.CommandContext": "ExecCommandContext",
-	"database/sql.Open": "SQLOpen",
+	"os/exec.Command":                      "ExecCommand",
+	"os/exec.CommandContext":               "ExecCommandContext",
+	"database/sql.Open":                    "SQLOpen",
 }
 
 // replacement is what a reference to a standard package's object becomes,

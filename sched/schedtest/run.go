@@ -250,6 +250,10 @@ func (o Options) schedule(i int, base uint64, pctHint int) plan {
 		s.Strategy = engine.Random
 	case o.Strategy == "portfolio":
 		s.Strategy = engine.PCT
+	case o.Strategy == "bounded" || o.Strategy == "hunt":
+		// A recording's schedule (-dst.replay) under a strategy that
+		// searches: its values are a random walk's.
+		s.Strategy = engine.Random
 	default:
 		s.Strategy, _ = schedule.ParseStrategy(o.Strategy) // withDefaults checked it
 	}
