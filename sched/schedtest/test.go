@@ -326,7 +326,8 @@ func outerFailedReport(name string, o Options, x exploration) string {
 // recording, which a -dst.replay handle names.
 func (x exploration) drawn() plan {
 	s := x.s
-	if (s.Then || !s.seedReproduces()) && x.res != nil && x.res.Recording != nil {
+	fromSeed := s.Recording == nil && s.data == nil
+	if (s.Then || fromSeed && !s.seedReproduces()) && x.res != nil && x.res.Recording != nil {
 		s.Recording, s.Then = x.res.Recording, false
 	}
 	return s
