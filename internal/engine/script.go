@@ -66,12 +66,7 @@ func (r *Run) pickScripted(cur *G, yield bool) *G {
 	c := r.src.At(keyPick).Weighted(w)
 	r.scriptW = w[:0]
 	r.branches = append(r.branches, b)
-	k := r.fromChoice(cur, c)
-	r.choice = int64(k)
-	if cur != nil && c == 0 {
-		return cur
-	}
-	return r.runnableAt(k)
+	return r.walkTo(cur, c)
 }
 
 func b2i(b bool) int {

@@ -151,6 +151,8 @@ func (r *Run) pick(cur *G, yield bool) *G {
 		if len(r.runnable) > 1 {
 			c = r.src.At(keyPick).Choice(len(r.runnable))
 		}
+		// walkTo's body, inline: it is too big to be inlined, and this
+		// is every random-walk decision.
 		k := r.fromChoice(cur, c)
 		r.choice = int64(k)
 		if cur != nil && c == 0 {
@@ -214,6 +216,19 @@ func (r *Run) pickPOS() *G {
 	}
 	r.setPrio(best, r.posPriority())
 	return best
+}
+
+// walkTo is the goroutine a random walk's choice c picks, noting its rank
+// in r.choice (for the scripted walk; pick has it inline).
+//
+//go:norace
+func (r *Run) walkTo(cur *G, c int) *G {
+	k := r.fromChoice(cur, c)
+	r.choice = int64(k)
+	if cur != nil && c == 0 {
+		return cur
+	}
+	return r.runnableAt(k)
 }
 
 // A random walk's choice c among n runnable goroutines means: 0, the current
