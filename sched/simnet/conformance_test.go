@@ -1,0 +1,278 @@
+package simnet_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/schedtest"
+	"github.com/dstgo/dst/sched/simnet"
+	"github.com/dstgo/dst/vtime"
+)
+
+// A scenario drives a listener and a dial to it and says what each side
+// saw, in words that do not depend on timing. The same scenario runs on
+// Go's network (outside a run) and on the simulated one (inside runs), and
+// must say the same.
+type scenario struct {
+	name string
+	run  func(l net.Listener, dial func() net.Conn) string
+}
+
+// kind names an error by what it is, as code checks it.
+func kind(err error) string {
+	var ne net.Error
+	switch {
+	case err == nil:
+		return "ok"
+	case err == io.EOF:
+		return "EOF"
+	case errors.Is(err, net.ErrClosed):
+		return "closed"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "reset"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, syscall.EPIPE):
+		return "broken pipe"
+	case errors.Is(err, syscall.EADDRINUSE):
+		return "in use"
+	case errors.Is(err, os.ErrDeadlineExceeded) && errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	}
+	return "other: " + err.Error()
+}
+
+// both runs a and b on goroutines of their own (sched.Go: managed inside
+// a run, plain outside) and joins what they say.
+func both(a, b func() string) string {
+	var wg sched.WaitGroup
+	var ra, rb string
+	wg.Add(2)
+	sched.Go(func() { defer wg.Done(); ra = a() })
+	sched.Go(func() { defer wg.Done(); rb = b() })
+	wg.Wait()
+	return "server: " + ra + " | client: " + rb
+}
+
+func accept(l net.Listener) net.Conn {
+	c, err := l.Accept()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+func readAll(c net.Conn) string {
+	b, err := io.ReadAll(c)
+	return fmt.Sprintf("%q %s", b, kind(err))
+}
+
+func readN(c net.Conn, n int) string {
+	b := make([]byte, n)
+	k, err := io.ReadFull(c, b)
+	return fmt.Sprintf("%q %s", b[:k], kind(err))
+}
+
+func write(c net.Conn, s string) string {
+	k, err := c.Write([]byte(s))
+	return fmt.Sprintf("wrote %d %s", k, kind(err))
+}
+
+var scenarios = []scenario{
+	{"bytes in order both ways", func(l net.Listener, dial func() net.Conn) string {
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			got := readN(c, 5)
+			return got + "; " + write(c, "HELLO")
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			return write(c, "hello") + "; " + readN(c, 5)
+		})
+	}},
+	{"close sends the rest then EOF", func(l net.Listener, dial func() net.Conn) string {
+		return both(func() string {
+			c := accept(l)
+			w := write(c, "bye")
+			return w + "; close " + kind(c.Close())
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			r := readAll(c)
+			_, err := c.Read(make([]byte, 1))
+			return r + "; again " + kind(err)
+		})
+	}},
+	{"half-close: EOF one way, the other way open", func(l net.Listener, dial func() net.Conn) string {
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			return readAll(c) + "; " + write(c, "answer")
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			w := write(c, "question")
+			cw := kind(c.(interface{ CloseWrite() error }).CloseWrite())
+			return w + "; closewrite " + cw + "; " + readAll(c)
+		})
+	}},
+	{"close with unread data resets the peer", func(l net.Listener, dial func() net.Conn) string {
+		sent := chans.Make[struct{}](0)
+		var wg sched.WaitGroup
+		wg.Add(1)
+		return both(func() string {
+			c := accept(l)
+			sent.Recv()
+			vtime.Sleep(20 * time.Millisecond) // natively, let the bytes reach the socket
+			defer wg.Done()
+			return "close " + kind(c.Close())
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			w := write(c, "unread")
+			sent.Close()
+			wg.Wait()
+			_, err := c.Read(make([]byte, 8))
+			return w + "; read " + kind(err)
+		})
+	}},
+	{"a read deadline times out, and a later one reads", func(l net.Listener, dial func() net.Conn) string {
+		go2 := chans.Make[struct{}](0)
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			go2.Recv()
+			return write(c, "late")
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			c.SetReadDeadline(vtime.Now().Add(10 * time.Millisecond))
+			_, err := c.Read(make([]byte, 4))
+			first := kind(err)
+			c.SetReadDeadline(time.Time{})
+			go2.Close()
+			return "first " + first + "; then " + readN(c, 4)
+		})
+	}},
+	{"a past deadline wakes a blocked read", func(l net.Listener, dial func() net.Conn) string {
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			vtime.Sleep(10 * time.Millisecond)
+			return "nothing sent"
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			done := chans.Make[string](0)
+			sched.Go(func() {
+				_, err := c.Read(make([]byte, 1))
+				done.Send(kind(err))
+			})
+			vtime.Sleep(5 * time.Millisecond)
+			c.SetReadDeadline(vtime.Now().Add(-time.Second))
+			return "read " + done.Recv()
+		})
+	}},
+	{"a closed conn refuses everything", func(l net.Listener, dial func() net.Conn) string {
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			return readAll(c)
+		}, func() string {
+			c := dial()
+			first := kind(c.Close())
+			_, rerr := c.Read(make([]byte, 1))
+			_, werr := c.Write([]byte("x"))
+			return fmt.Sprintf("close %s; read %s; write %s; close %s; deadline %s",
+				first, kind(rerr), kind(werr), kind(c.Close()), kind(c.SetDeadline(time.Time{})))
+		})
+	}},
+	{"a megabyte through the window", func(l net.Listener, dial func() net.Conn) string {
+		big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
+		return both(func() string {
+			c := accept(l)
+			defer c.Close()
+			b, err := io.ReadAll(c)
+			return fmt.Sprintf("read %d %s equal %v", len(b), kind(err), bytes.Equal(b, big))
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			k, err := c.Write(big)
+			return fmt.Sprintf("wrote %d %s", k, kind(err))
+		})
+	}},
+	{"listener: closed accept, port in use, addresses", func(l net.Listener, dial func() net.Conn) string {
+		c := dial()
+		s := accept(l)
+		addrs := fmt.Sprintf("local=remote %v, remote=listener %v",
+			c.LocalAddr().String() == s.RemoteAddr().String(), c.RemoteAddr().String() == l.Addr().String())
+		c.Close()
+		s.Close()
+		_, err := simnet.Listen("tcp", l.Addr().String())
+		inUse := kind(err)
+		l.Close()
+		_, err = l.Accept()
+		return fmt.Sprintf("%s; listen again %s; accept after close %s; close again %s", addrs, inUse, kind(err), kind(l.Close()))
+	}},
+}
+
+// play runs sc on a listener of simnet's (Go's own outside a run).
+func play(sc scenario) string {
+	l, err := simnet.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "listen: " + err.Error()
+	}
+	defer l.Close()
+	dial := func() net.Conn {
+		c, err := simnet.Dial("tcp", l.Addr().String())
+		if err != nil {
+			panic(err)
+		}
+		return c
+	}
+	return sc.run(l, dial)
+}
+
+// TestConformance runs every scenario on Go's network and on the simulated
+// one, for 30 schedules each, and wants the same words from both.
+func TestConformance(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
+			want := play(sc)
+			if strings.Contains(want, "other:") || strings.Contains(want, "listen:") {
+				t.Fatalf("natively: %s", want)
+			}
+			t.Logf("natively: %s", want)
+			res, err := schedtest.Explore(schedtest.Options{Seed: 11, Iterations: 30}, func(st *schedtest.T) {
+				l, err := simnet.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					st.Fatal(err)
+				}
+				if _, ok := l.(*net.TCPListener); ok {
+					st.Fatal("simnet.Listen in a run gave Go's own listener")
+				}
+				l.Close()
+				if got := play(sc); got != want {
+					st.Errorf("simulated: %s\n     want: %s", got, want)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure != nil {
+				t.Fatalf("%s", res.Failure)
+			}
+		})
+	}
+}

@@ -1,0 +1,23 @@
+// Package simnet is a simulated TCP network inside a run, and Go's own
+// network outside one.
+//
+// Inside a run (schedtest.Test, or a test dstreplay test -wrap runs), Listen
+// on a loopback, unspecified or literal address gives a listener on the
+// run's network, and Dial to its address a connection to it, in memory:
+// bytes arrive in order, Close sends what was written then io.EOF (or an
+// RST when data sent to the closing end was never read), CloseWrite
+// half-closes, a Write blocks while the peer holds Window unread bytes, and
+// deadlines are on the run's virtual clock. Every read, write, accept and
+// dial is a scheduling point, so the interleavings of a client and a
+// server are explored and replayed with the rest of the run; the faults
+// FaultRefuse, FaultReset and FaultShortRead are drawn from the entropy
+// when the test gives them a probability.
+//
+// Outside a run every function is the net function it is named after. A
+// dial to an address no simulated listener holds, and a network other
+// than TCP's, run natively inside a run too, and the run notes it.
+//
+// Code rewritten by dstreplay test calls this package in place of
+// net.Listen, net.Dial, net.DialTimeout and the Dial methods of
+// net.Dialer; code written for the tool may call it by hand.
+package simnet

@@ -1,0 +1,84 @@
+package simnet_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dstgo/dst/sched/schedtest"
+	"github.com/dstgo/dst/sched/simnet"
+)
+
+// TestFaults: each fault of the network fires when the test gives it a
+// probability, with the error code that checks for it expects, and the
+// failure's report names it.
+func TestFaults(t *testing.T) {
+	cases := []struct {
+		fault, want string
+	}{
+		{simnet.FaultRefuse, "dial refused"},
+		{simnet.FaultReset, "write reset"},
+		{simnet.FaultShortRead, "short read"},
+	}
+	for _, c := range cases {
+		t.Run(c.fault, func(t *testing.T) {
+			res, err := schedtest.Run(schedtest.Options{Seed: 3, Faults: map[string]float64{c.fault: 1}}, func(st *schedtest.T) {
+				l, err := simnet.Listen("tcp", "localhost:0")
+				if err != nil {
+					st.Fatal(err)
+				}
+				defer l.Close()
+				conn, err := simnet.Dial("tcp", l.Addr().String())
+				if err != nil {
+					st.Fatalf("dial %s", kind(err))
+				}
+				defer conn.Close()
+				s, _ := l.Accept()
+				if _, err := conn.Write([]byte("hello")); err != nil {
+					st.Fatalf("write %s", kind(err))
+				}
+				b := make([]byte, 5)
+				if n, _ := s.Read(b); n < 5 {
+					st.Fatalf("short read: %d of 5", n)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failure == nil {
+				t.Fatalf("%s at probability 1 did not fail the run", c.fault)
+			}
+			if got := res.Failure.Error(); !strings.Contains(got, c.want) {
+				t.Errorf("failure does not say %q:\n%s", c.want, got)
+			}
+			if !slices.ContainsFunc(res.Faults, func(f string) bool { return strings.HasPrefix(f, c.fault+" ") }) {
+				t.Errorf("faults fired %q, want %s among them", res.Faults, c.fault)
+			}
+		})
+	}
+}
+
+// TestFaultsOffByDefault: with no probability given, nothing fires.
+func TestFaultsOffByDefault(t *testing.T) {
+	res, err := schedtest.Explore(schedtest.Options{Seed: 5, Iterations: 50}, func(st *schedtest.T) {
+		if got := play(scenarios[0]); !strings.HasSuffix(got, `"HELLO" ok`) {
+			st.Errorf("%s", got)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
+
+// TestDeterministic: the same entropy gives the same run, event for event,
+// for every scenario.
+func TestDeterministic(t *testing.T) {
+	err := schedtest.Check(schedtest.Options{Seed: 9, Iterations: 20}, func(st *schedtest.T) {
+		for _, sc := range scenarios {
+			play(sc)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,564 @@
+package simnet
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/native"
+	"github.com/dstgo/dst/vtime"
+)
+
+// Window is how many bytes a connection holds, written and not yet read, in
+// each direction: a Write blocks while the peer's buffer is full, as a TCP
+// send does once the peer's receive window and the local send buffer are.
+const Window = 256 << 10
+
+// The names of the faults the network draws (see sched.Fault): each fires
+// with the probability the test gives it (schedtest.Options.Faults), and
+// never by default.
+const (
+	FaultRefuse    = "net.refuse"     // a dial is refused (ECONNREFUSED)
+	FaultReset     = "net.reset"      // a write resets the connection (ECONNRESET on both ends)
+	FaultShortRead = "net.short-read" // a read returns fewer bytes than it could (TCP may cut a stream anywhere)
+)
+
+// firstPort is the first port a listener on port 0 is given in a run.
+const firstPort = 32768
+
+// network is a run's simulated network: its listeners by address. One
+// mutex guards all of it; each wait is on a condition of its own.
+type network struct {
+	mu        sched.Mutex
+	listeners map[netip.AddrPort]*listener
+	nextPort  uint16
+}
+
+// networkKey is where a run keeps its network (engine.G.Shadow).
+var networkKey byte
+
+// current is the network of the calling goroutine's run, made at its first
+// use; nil outside a run.
+func current() *network {
+	g := engine.Current()
+	if g == nil {
+		return nil
+	}
+	if n, ok := g.Shadow(unsafe.Pointer(&networkKey)).(*network); ok {
+		return n
+	}
+	n := &network{listeners: map[netip.AddrPort]*listener{}, nextPort: firstPort}
+	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
+	return n
+}
+
+// simulated reports whether the network name is one the simulation carries
+// (TCP's); the others run natively.
+func simulated(network string) bool {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+		return true
+	}
+	return false
+}
+
+// Listen is net.Listen. Inside a run, a TCP listener on a loopback, an
+// unspecified or a literal address, or "localhost", is on the run's
+// simulated network: port 0 gives the next free port, counted from 32768,
+// and a port in use is refused as EADDRINUSE. Any other listener is Go's
+// own, and the run notes that it runs natively.
+func Listen(network, address string) (net.Listener, error) {
+	n := current()
+	if n == nil {
+		return net.Listen(network, address)
+	}
+	ap, ok := listenAddr(network, address)
+	if !ok {
+		native.Boundary("net.Listen")
+		return net.Listen(network, address)
+	}
+	return n.listen(network, ap)
+}
+
+// ListenContext is (*net.ListenConfig).Listen: lc's Control and KeepAlive
+// do not apply to a simulated listener.
+func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address string) (net.Listener, error) {
+	n := current()
+	if n == nil {
+		return lc.Listen(ctx, network, address)
+	}
+	ap, ok := listenAddr(network, address)
+	if !ok {
+		native.Boundary("net.ListenConfig.Listen")
+		return lc.Listen(ctx, network, address)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap), Err: err}
+	}
+	return n.listen(network, ap)
+}
+
+// Dial is net.Dial. Inside a run, a TCP dial to the address of a listener
+// on the run's simulated network connects to it; any other dial is Go's
+// own, and the run notes that it runs natively.
+func Dial(network, address string) (net.Conn, error) {
+	return DialContext(&net.Dialer{}, context.Background(), network, address)
+}
+
+// DialTimeout is net.DialTimeout: a simulated connection is made at once,
+// so the timeout only bounds a native one.
+func DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	return DialContext(&net.Dialer{Timeout: timeout}, context.Background(), network, address)
+}
+
+// DialContext is d.DialContext(ctx, network, address): inside a run, as
+// Dial. A nil d is a zero Dialer.
+func DialContext(d *net.Dialer, ctx context.Context, network, address string) (net.Conn, error) {
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	n := current()
+	if n == nil {
+		return d.DialContext(ctx, network, address)
+	}
+	ap, ok := dialAddr(network, address)
+	if ok {
+		if c, err, ok := n.dial(ctx, network, ap); ok {
+			return c, err
+		}
+	}
+	native.Boundary("net.Dial " + address)
+	return d.DialContext(ctx, network, address)
+}
+
+// Dialer is a *net.Dialer whose dials go through DialContext; rewritten
+// code calls d.Dial and d.DialContext through it.
+type Dialer struct{ d *net.Dialer }
+
+// Of returns the Dialer of d.
+func Of(d *net.Dialer) Dialer { return Dialer{d} }
+
+// Dial is (*net.Dialer).Dial.
+func (d Dialer) Dial(network, address string) (net.Conn, error) {
+	return DialContext(d.d, context.Background(), network, address)
+}
+
+// DialContext is (*net.Dialer).DialContext.
+func (d Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	return DialContext(d.d, ctx, network, address)
+}
+
+// listenAddr is the simulated address a listen names, if the simulation
+// carries it.
+func listenAddr(network, address string) (netip.AddrPort, bool) {
+	if !simulated(network) {
+		return netip.AddrPort{}, false
+	}
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return netip.AddrPort{}, false
+	}
+	var ip netip.Addr
+	switch host {
+	case "":
+		ip = netip.IPv6Unspecified()
+		if network == "tcp4" {
+			ip = netip.IPv4Unspecified()
+		}
+	case "localhost":
+		ip = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		if network == "tcp6" {
+			ip = netip.IPv6Loopback()
+		}
+	default:
+		if ip, err = netip.ParseAddr(host); err != nil || ip.Zone() != "" {
+			return netip.AddrPort{}, false
+		}
+	}
+	return netip.AddrPortFrom(ip.Unmap(), uint16(p)), true
+}
+
+// dialAddr is the address a dial names, if it is a literal one (or
+// localhost, or an empty host: the local system).
+func dialAddr(network, address string) (netip.AddrPort, bool) {
+	ap, ok := listenAddr(network, address)
+	if !ok || ap.Port() == 0 {
+		return netip.AddrPort{}, false
+	}
+	if ap.Addr().IsUnspecified() {
+		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
+	}
+	return ap, true
+}
+
+func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if ap.Port() == 0 {
+		for n.taken(ap.Addr(), n.nextPort) {
+			n.nextPort++
+		}
+		ap = netip.AddrPortFrom(ap.Addr(), n.nextPort)
+		n.nextPort++
+	} else if n.taken(ap.Addr(), ap.Port()) {
+		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap),
+			Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
+	}
+	l := &listener{n: n, network: network, ap: ap}
+	l.ready.L = &n.mu
+	n.listeners[ap] = l
+	return l, nil
+}
+
+// taken reports whether a listener of the network holds port on ip, or
+// on every address where either is unspecified.
+func (n *network) taken(ip netip.Addr, port uint16) bool {
+	for ap := range n.listeners {
+		if ap.Port() == port && (ap.Addr() == ip || ap.Addr().IsUnspecified() || ip.IsUnspecified()) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup is the listener a dial to ap reaches: one on ap itself, or on
+// ap's port at an unspecified address when ap is a loopback one.
+func (n *network) lookup(ap netip.AddrPort) *listener {
+	if l := n.listeners[ap]; l != nil {
+		return l
+	}
+	if !ap.Addr().IsLoopback() {
+		return nil
+	}
+	for _, any := range []netip.Addr{netip.IPv6Unspecified(), netip.IPv4Unspecified()} {
+		if l := n.listeners[netip.AddrPortFrom(any, ap.Port())]; l != nil {
+			return l
+		}
+	}
+	return nil
+}
+
+// dial connects to the listener at ap; ok is false when the network has
+// none there.
+func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (c net.Conn, err error, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.lookup(ap)
+	if l == nil {
+		return nil, nil, false
+	}
+	raddr := net.TCPAddrFromAddrPort(ap)
+	if err := ctx.Err(); err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}, true
+	}
+	if sched.Fault(FaultRefuse) {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
+	}
+	local := netip.AddrPortFrom(ap.Addr(), n.nextPort)
+	n.nextPort++
+	client, server := n.pair(network, local, ap)
+	l.queue = append(l.queue, server)
+	l.ready.Signal()
+	return client, nil, true
+}
+
+// pair makes the two ends of a connection from a to b.
+func (n *network) pair(network string, a, b netip.AddrPort) (*Conn, *Conn) {
+	ab, ba := &pipe{}, &pipe{}
+	for _, p := range []*pipe{ab, ba} {
+		p.readable.L, p.writable.L = &n.mu, &n.mu
+	}
+	ca := &Conn{n: n, network: network, local: net.TCPAddrFromAddrPort(a), remote: net.TCPAddrFromAddrPort(b), in: ba, out: ab}
+	cb := &Conn{n: n, network: network, local: ca.remote, remote: ca.local, in: ab, out: ba}
+	return ca, cb
+}
+
+// listener is a simulated TCP listener.
+type listener struct {
+	n       *network
+	network string
+	ap      netip.AddrPort
+	queue   []*Conn // connected, not yet accepted
+	closed  bool
+	ready   sched.Cond // a connection is queued, or the listener closed
+}
+
+// Accept waits for the next connection, as a TCP listener's.
+func (l *listener) Accept() (net.Conn, error) {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	for {
+		if l.closed {
+			return nil, l.opError("accept", net.ErrClosed)
+		}
+		if len(l.queue) > 0 {
+			c := l.queue[0]
+			l.queue[0] = nil
+			l.queue = l.queue[1:]
+			return c, nil
+		}
+		l.ready.Wait()
+	}
+}
+
+// Close stops the listener: a pending Accept returns an error, and the
+// connections not yet accepted are reset.
+func (l *listener) Close() error {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	if l.closed {
+		return l.opError("close", net.ErrClosed)
+	}
+	l.closed = true
+	delete(l.n.listeners, l.ap)
+	for _, c := range l.queue {
+		c.abort()
+	}
+	l.queue = nil
+	l.ready.Broadcast()
+	return nil
+}
+
+func (l *listener) Addr() net.Addr { return net.TCPAddrFromAddrPort(l.ap) }
+
+func (l *listener) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: l.network, Addr: l.Addr(), Err: err}
+}
+
+// pipe is one direction of a connection: what was written and not yet
+// read, and how the writing and the reading ends stand.
+type pipe struct {
+	buf      []byte
+	eof      bool // the writer closed (or half-closed) its end: a FIN
+	reset    bool // the connection was reset: an RST
+	gone     bool // the reader closed its end: what arrives now is answered by an RST
+	readable sched.Cond
+	writable sched.Cond
+}
+
+// Conn is one end of a simulated TCP connection. Reads and writes are
+// scheduling points; a Write blocks while the peer holds Window unread
+// bytes; deadlines are on the run's virtual clock. Close with unread data,
+// or a write after the peer closed, resets the connection, as TCP does.
+type Conn struct {
+	n             *network
+	network       string
+	local, remote *net.TCPAddr
+	in, out       *pipe
+	closed        bool
+	rdl, wdl      time.Time
+}
+
+// Read reads what the peer wrote: it blocks until there is some, the peer
+// closed its end (io.EOF), the connection was reset, or the read deadline
+// passed.
+func (c *Conn) Read(b []byte) (int, error) {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	for {
+		switch p := c.in; {
+		case c.closed:
+			return 0, c.opError("read", net.ErrClosed)
+		case len(p.buf) > 0 || len(b) == 0 && !p.reset:
+			k := copy(b, p.buf)
+			if k > 1 && sched.Fault(FaultShortRead) {
+				k = 1 + c.draw(k-1)
+			}
+			p.buf = p.buf[k:]
+			if len(p.buf) == 0 {
+				p.buf = nil
+			}
+			p.writable.Broadcast()
+			return k, nil
+		case p.reset:
+			return 0, c.opError("read", os.NewSyscallError("read", syscall.ECONNRESET))
+		case p.eof:
+			return 0, io.EOF
+		case past(c.rdl):
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		c.wait(&c.in.readable, c.rdl)
+	}
+}
+
+// Write writes all of b, blocking while the peer's buffer is full, unless
+// the connection closes or resets or the write deadline passes first.
+func (c *Conn) Write(b []byte) (int, error) {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	done := 0
+	for {
+		p := c.out
+		switch {
+		case c.closed:
+			return done, c.opError("write", net.ErrClosed)
+		case p.reset:
+			return done, c.opError("write", os.NewSyscallError("write", syscall.ECONNRESET))
+		case p.eof:
+			return done, c.opError("write", os.NewSyscallError("write", syscall.EPIPE))
+		case past(c.wdl):
+			return done, c.opError("write", os.ErrDeadlineExceeded)
+		case p.gone:
+			// The peer is closed: this write is sent, and answered by an
+			// RST that resets this end.
+			c.in.reset, p.reset = true, true
+			c.in.readable.Broadcast()
+			return len(b), nil
+		case sched.Fault(FaultReset):
+			c.abort()
+			return done, c.opError("write", os.NewSyscallError("write", syscall.ECONNRESET))
+		case done == len(b):
+			return done, nil
+		case len(p.buf) < Window:
+			k := min(Window-len(p.buf), len(b)-done)
+			p.buf = append(p.buf, b[done:done+k]...)
+			done += k
+			p.readable.Broadcast()
+			continue
+		}
+		c.wait(&p.writable, c.wdl)
+	}
+}
+
+// Close closes the connection: the peer reads what was sent, then io.EOF;
+// if data sent to this end was not read, the peer is reset instead.
+func (c *Conn) Close() error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.closed = true
+	if len(c.in.buf) > 0 {
+		c.out.reset = true
+	}
+	c.out.eof = true
+	c.in.gone, c.in.buf = true, nil
+	c.wakeAll()
+	return nil
+}
+
+// CloseWrite shuts down the writing side: the peer reads io.EOF after what
+// was sent, and this end may still read.
+func (c *Conn) CloseWrite() error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.out.eof = true
+	c.wakeAll()
+	return nil
+}
+
+// CloseRead shuts down the reading side: what the peer sends from now on
+// is discarded, and reads here return io.EOF.
+func (c *Conn) CloseRead() error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.in.eof, c.in.buf = true, nil
+	c.wakeAll()
+	return nil
+}
+
+// abort resets the connection at both ends (the caller holds the lock).
+func (c *Conn) abort() {
+	c.in.reset, c.out.reset = true, true
+	c.in.buf, c.out.buf = nil, nil
+	c.wakeAll()
+}
+
+func (c *Conn) wakeAll() {
+	for _, p := range []*pipe{c.in, c.out} {
+		p.readable.Broadcast()
+		p.writable.Broadcast()
+	}
+}
+
+func (c *Conn) LocalAddr() net.Addr  { return c.local }
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// SetDeadline sets the read and write deadlines, on the virtual clock.
+func (c *Conn) SetDeadline(t time.Time) error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	c.rdl, c.wdl = t, t
+	c.wakeAll()
+	return c.setError()
+}
+
+// SetReadDeadline sets the read deadline: a Read blocked now or later
+// returns an error that is os.ErrDeadlineExceeded once it passes.
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	c.rdl = t
+	c.in.readable.Broadcast()
+	return c.setError()
+}
+
+// SetWriteDeadline sets the write deadline.
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.n.mu.Lock()
+	defer c.n.mu.Unlock()
+	c.wdl = t
+	c.out.writable.Broadcast()
+	return c.setError()
+}
+
+func (c *Conn) setError() error {
+	if c.closed {
+		return c.opError("set", net.ErrClosed)
+	}
+	return nil
+}
+
+// wait waits on cond (the caller holds the lock) until it is signalled or
+// the deadline, if any, passes.
+func (c *Conn) wait(cond *sched.Cond, deadline time.Time) {
+	if deadline.IsZero() {
+		cond.Wait()
+		return
+	}
+	t := vtime.AfterFunc(vtime.Until(deadline), func() {
+		c.n.mu.Lock()
+		cond.Broadcast()
+		c.n.mu.Unlock()
+	})
+	cond.Wait()
+	t.Stop()
+}
+
+// draw is a number in [0, n) from the run's entropy.
+func (c *Conn) draw(n int) int {
+	return engine.Current().Source().At(shortReadKey).IntRange(0, n-1)
+}
+
+var shortReadKey = entropy.KeyOf("simnet.short-read")
+
+func (c *Conn) opError(op string, err error) error {
+	e := &net.OpError{Op: op, Net: c.network, Source: c.local, Addr: c.remote, Err: err}
+	if op == "close" || op == "set" {
+		e.Source, e.Addr = nil, c.local
+	}
+	return e
+}
+
+// past reports whether the deadline d is set and passed.
+func past(d time.Time) bool { return !d.IsZero() && !vtime.Now().Before(d) }
