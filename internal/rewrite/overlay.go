@@ -150,7 +150,9 @@ func Overlay(opts Options) (string, int, error) {
 		}
 		replace[name] = path
 	}
-	for file, text := range flagFiles(listing) {
+	added := flagFiles(listing)
+	maps.Copy(added, stdStartFile(listing, strict))
+	for file, text := range added {
 		path, err := c.storeAs([]byte(text), ".go")
 		if err != nil {
 			return "", 0, err
@@ -438,7 +440,8 @@ func flagFiles(pkgs []listed) map[string]string {
 // opts.Deps, every other dependency (lenient: one the rewrite refuses stays
 // native). Never the standard library, the tool's own packages, nor what
 // those import (the tool links them into the test binary, and they must run
-// as written: toolModules). A dependency with cgo files stays native, with a
+// as written: toolModules), but StdPackages, all of them when
+// opts.Rewrite names one. A dependency with cgo files stays native, with a
 // note saying so. A test variant counts as the package it tests (an
 // external test package is loaded with it).
 func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err error) {
@@ -451,11 +454,16 @@ func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err 
 			}
 		}
 	}
+	std := slices.ContainsFunc(StdPackages, func(path string) bool { return matchAny(opts.Rewrite, path) })
 	set, cgo := map[string]bool{}, map[string]bool{}
 	for _, p := range pkgs {
 		path, _, _ := strings.Cut(p.ImportPath, " ")
 		if p.ForTest != "" {
 			path = p.ForTest
+		}
+		if p.Standard && std && slices.Contains(StdPackages, path) {
+			set[path] = true
+			continue
 		}
 		if _, seen := set[path]; seen || p.Standard || strings.HasSuffix(path, ".test") || toolPackage(path) {
 			continue

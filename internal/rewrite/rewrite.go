@@ -21,6 +21,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,7 +36,18 @@ const (
 	// listener, a server, a child process) are called through, so that a
 	// run says it called them.
 	BoundaryPath = "github.com/dstgo/dst/sched/native/boundary"
+	// SimnetPath is the simulated network that net.Listen, net.Dial and
+	// net.Dialer's dials go to when the standard library's HTTP stack is
+	// rewritten too (StdPackages).
+	SimnetPath = "github.com/dstgo/dst/sched/simnet"
 )
+
+// StdPackages are the standard packages the rewrite carries over when
+// -rewrite names one of them, all together: net/http and httptest, whose
+// goroutines (a server's connections and handlers, a transport's reads and
+// writes) then run on the scheduler, over simnet's network. Any other
+// standard package runs natively.
+var StdPackages = []string{"net/http", "net/http/httptest"}
 
 // The names rewritten code gives the shims' packages and its temporaries;
 // a leading underscore and the prefix keep them apart from the user's.
@@ -44,6 +56,7 @@ const (
 	schedName    = "_dsts"
 	atomicName   = "_dsta"
 	boundaryName = "_dstb"
+	simnetName   = "_dstnet"
 	tmpPrefix    = "_dst"
 )
 
@@ -229,6 +242,8 @@ func (r *fileRewriter) use(pkg string) string {
 		return nativetestName
 	case BoundaryPath:
 		return boundaryName
+	case SimnetPath:
+		return simnetName
 	}
 	return nativeName
 }
@@ -367,6 +382,12 @@ func isMap(t types.Type) bool {
 	return false
 }
 
+// simNet reports whether the file's build rewrites the standard HTTP
+// stack (StdPackages), and so runs it over simnet's network.
+func (r *fileRewriter) simNet() bool {
+	return r.cfg.Rewritten != nil && r.cfg.Rewritten(StdPackages[0])
+}
+
 // boundaryFuncs are the standard functions that start work outside the
 // scheduler, and their stand-ins in package boundary, which call them and
 // note it in the run.
@@ -432,6 +453,15 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 			return r.use(NativePath) + ".Rand()." + name, true
 		}
 	case "net", "net/http", "net/http/httptest", "os/exec", "database/sql":
+		if r.simNet() {
+			switch path + "." + name {
+			case "net.Listen", "net.Dial", "net.DialTimeout":
+				return r.use(SimnetPath) + "." + name, true
+			}
+			if path != "net" && slices.Contains(StdPackages, path) {
+				return "", false // rewritten: its goroutines are the run's
+			}
+		}
 		if fn, ok := boundaryFuncs[path+"."+name]; ok {
 			return r.use(BoundaryPath) + "." + fn, true
 		}
@@ -473,9 +503,9 @@ func (r *fileRewriter) selector(s *ast.SelectorExpr) {
 	var call func(recv string, args []string) string // the call the rewrite makes of the method
 	if isFuncName(sel.Obj()) {
 		call = func(recv string, _ []string) string { return r.use(NativePath) + ".FuncName(" + recv + ")" }
-	} else if shim := timerMethod(sel.Obj()); shim != "" {
+	} else if pkg, shim := r.methodShim(sel.Obj()); shim != "" {
 		call = func(recv string, args []string) string {
-			return r.use(NativePath) + "." + shim + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
+			return r.use(pkg) + "." + shim + "(" + strings.Join(append([]string{recv}, args...), ", ") + ")"
 		}
 	} else if reflectChanMethod(sel.Obj()) {
 		at := strconv.Quote(r.place(s.Pos()))

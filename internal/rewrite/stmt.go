@@ -40,6 +40,40 @@ func timerMethod(obj types.Object) string {
 	return ""
 }
 
+// methodShim is the package and the function that a call of the method
+// obj becomes, its receiver first (a timer's, or under simNet a
+// net.Dialer's or net.ListenConfig's), or "", "".
+func (r *fileRewriter) methodShim(obj types.Object) (pkg, name string) {
+	if shim := timerMethod(obj); shim != "" {
+		return NativePath, shim
+	}
+	f, ok := obj.(*types.Func)
+	if !ok || f.Pkg() == nil || f.Pkg().Path() != "net" || !r.simNet() {
+		return "", ""
+	}
+	recv := f.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return "", ""
+	}
+	p, ok := recv.Type().(*types.Pointer)
+	if !ok {
+		return "", ""
+	}
+	n, ok := p.Elem().(*types.Named)
+	if !ok {
+		return "", ""
+	}
+	switch n.Obj().Name() + "." + f.Name() {
+	case "Dialer.Dial":
+		return SimnetPath, "DialerDial"
+	case "Dialer.DialContext":
+		return SimnetPath, "DialContext"
+	case "ListenConfig.Listen":
+		return SimnetPath, "ListenContext"
+	}
+	return "", ""
+}
+
 // call rewrites the builtins on channels, the methods of timers and
 // runtime.Func's Name.
 func (r *fileRewriter) call(c *ast.CallExpr) {
@@ -92,7 +126,7 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 		r.replace(c.Pos(), c.End(), r.use(NativePath)+".FuncName("+r.recvPath("("+r.text(s.X)+")", sel)+")")
 		return
 	}
-	shim := timerMethod(sel.Obj())
+	pkg, shim := r.methodShim(sel.Obj())
 	if shim == "" {
 		return
 	}
@@ -101,7 +135,7 @@ func (r *fileRewriter) call(c *ast.CallExpr) {
 	for _, a := range c.Args {
 		args = append(args, r.text(a))
 	}
-	r.replace(c.Pos(), c.End(), r.use(NativePath)+"."+shim+"("+strings.Join(args, ", ")+")")
+	r.replace(c.Pos(), c.End(), r.use(pkg)+"."+shim+"("+strings.Join(args, ", ")+")")
 }
 
 // reflectChanMethod reports whether obj is a method of reflect.Value that
@@ -424,7 +458,7 @@ func (r *fileRewriter) recvComm(s ast.Stmt) (*ast.UnaryExpr, []ast.Expr, string)
 // rewritten standard imports used.
 func (r *fileRewriter) imports() {
 	var specs []string
-	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}, {BoundaryPath, boundaryName}} {
+	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}, {BoundaryPath, boundaryName}, {SimnetPath, simnetName}} {
 		if r.uses[p.path] {
 			specs = append(specs, p.name+" "+strconv.Quote(p.path))
 		}

@@ -1,6 +1,7 @@
 package simnet_test
 
 import (
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -80,5 +81,30 @@ func TestDeterministic(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDialAfterClose: a dial to where a listener of the run was is refused
+// in the simulation, not made natively (where a real listener on the same
+// port would take it).
+func TestDialAfterClose(t *testing.T) {
+	real, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer real.Close()
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		l, err := simnet.Listen("tcp", real.Addr().String())
+		if err != nil {
+			st.Fatal(err)
+		}
+		l.Close()
+		_, err = simnet.Dial("tcp", real.Addr().String())
+		if got := kind(err); got != "refused" {
+			st.Errorf("dial after close: %s, want refused", got)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
 	}
 }

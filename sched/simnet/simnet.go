@@ -40,6 +40,7 @@ const firstPort = 32768
 type network struct {
 	mu        sched.Mutex
 	listeners map[netip.AddrPort]*listener
+	used      map[netip.AddrPort]bool // every address a listener of the run held
 	nextPort  uint16
 }
 
@@ -56,7 +57,7 @@ func current() *network {
 	if n, ok := g.Shadow(unsafe.Pointer(&networkKey)).(*network); ok {
 		return n
 	}
-	n := &network{listeners: map[netip.AddrPort]*listener{}, nextPort: firstPort}
+	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{}, nextPort: firstPort}
 	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
 	return n
 }
@@ -108,7 +109,8 @@ func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address s
 }
 
 // Dial is net.Dial. Inside a run, a TCP dial to the address of a listener
-// on the run's simulated network connects to it; any other dial is Go's
+// on the run's simulated network connects to it, and one to where such a
+// listener was and closed is refused (ECONNREFUSED); any other dial is Go's
 // own, and the run notes that it runs natively.
 func Dial(network, address string) (net.Conn, error) {
 	return DialContext(&net.Dialer{}, context.Background(), network, address)
@@ -140,21 +142,9 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 	return d.DialContext(ctx, network, address)
 }
 
-// Dialer is a *net.Dialer whose dials go through DialContext; rewritten
-// code calls d.Dial and d.DialContext through it.
-type Dialer struct{ d *net.Dialer }
-
-// Of returns the Dialer of d.
-func Of(d *net.Dialer) Dialer { return Dialer{d} }
-
-// Dial is (*net.Dialer).Dial.
-func (d Dialer) Dial(network, address string) (net.Conn, error) {
-	return DialContext(d.d, context.Background(), network, address)
-}
-
-// DialContext is (*net.Dialer).DialContext.
-func (d Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	return DialContext(d.d, ctx, network, address)
+// DialerDial is d.Dial(network, address): inside a run, as Dial.
+func DialerDial(d *net.Dialer, network, address string) (net.Conn, error) {
+	return DialContext(d, context.Background(), network, address)
 }
 
 // listenAddr is the simulated address a listen names, if the simulation
@@ -219,7 +209,7 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 	}
 	l := &listener{n: n, network: network, ap: ap}
 	l.ready.L = &n.mu
-	n.listeners[ap] = l
+	n.listeners[ap], n.used[ap] = l, true
 	return l, nil
 }
 
@@ -257,10 +247,15 @@ func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.lookup(ap)
+	raddr := net.TCPAddrFromAddrPort(ap)
+	if l == nil && n.used[ap] {
+		// A listener of the run was there and closed: refused, as Go's
+		// network would.
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
+	}
 	if l == nil {
 		return nil, nil, false
 	}
-	raddr := net.TCPAddrFromAddrPort(ap)
 	if err := ctx.Err(); err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}, true
 	}
