@@ -217,7 +217,9 @@ func (x *exploration) noteNatives(res *Result) {
 // and what that means for a pass.
 func nativesNote(ns []engine.Native) string {
 	var what []string
+	web := false
 	for _, n := range ns {
+		web = web || strings.HasPrefix(n.What, "http.") || strings.HasPrefix(n.What, "httptest.")
 		if n.Where != "" {
 			what = append(what, n.What+" ("+n.Where+")")
 		} else {
@@ -227,7 +229,16 @@ func nativesNote(ns []engine.Native) string {
 	return "the test called " + strings.Join(what, ", ") + ", which run natively: what they start (a listener's or a " +
 		"server's goroutines, connections, a child process, a database pool) is outside the scheduler, so its " +
 		"interleavings are not explored and a replay does not reproduce them; the schedules explored are those of the " +
-		"test's own goroutines"
+		"test's own goroutines" + webAdvice(web)
+}
+
+// webAdvice is what the note of a test that ran net/http or httptest
+// natively adds: how to run them on the scheduler.
+func webAdvice(web bool) string {
+	if !web {
+		return ""
+	}
+	return "; dstreplay test -rewrite=net/http/... runs net/http and httptest on the scheduler, over a simulated network"
 }
 
 // stopEarly reports whether the exploration that began at start should

@@ -1,0 +1,143 @@
+package cli_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// webModule is a module whose handler loses updates: it reads the count
+// under the lock, lets go of it while it reads the request's body, and
+// writes the count it read plus one. Two requests at once count one when
+// net/http's goroutines interleave there. Its fixed twin holds nothing
+// across the read.
+var webModule = map[string]string{
+	"counter.go": `package counter
+
+import (
+	"io"
+	"net/http"
+	"sync"
+)
+
+type Lossy struct {
+	mu sync.Mutex
+	N  int
+}
+
+func (s *Lossy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	v := s.N
+	s.mu.Unlock()
+	io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.N = v + 1
+	s.mu.Unlock()
+}
+
+type Fixed struct {
+	mu sync.Mutex
+	N  int
+}
+
+func (s *Fixed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	io.ReadAll(r.Body)
+	s.mu.Lock()
+	s.N++
+	s.mu.Unlock()
+}
+`,
+	"counter_test.go": `package counter
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func post(t *testing.T, h http.Handler, n int) {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Post(srv.URL, "text/plain", strings.NewReader("x"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+func TestLossy(t *testing.T) {
+	s := &Lossy{}
+	post(t, s, 2)
+	if s.N != 2 {
+		t.Fatalf("count = %d, want 2", s.N)
+	}
+}
+
+func TestFixed(t *testing.T) {
+	s := &Fixed{}
+	post(t, s, 3)
+	if s.N != 3 {
+		t.Fatalf("count = %d, want 3", s.N)
+	}
+}
+`,
+}
+
+// TestWrapRunsHTTPOnTheScheduler: with -rewrite=net/http/..., an
+// httptest server's goroutines and the client's are the run's, over the
+// simulated network: a lost update between two requests is found, its
+// schedule runs net/http's goroutines, its saved trace fails again in a new
+// process, and the fixed twin passes. Without the flag, the note says how
+// to get there.
+func TestWrapRunsHTTPOnTheScheduler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own and rewrites net/http")
+	}
+	m := newOwnModule(t, webModule)
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -run '^TestFixed$' -dst.iters=3 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "run natively") || !strings.Contains(out, "-rewrite=net/http/...") {
+		t.Fatalf("without the flag: %v; want a pass that says httptest runs natively and how to change it\n%s", err, out)
+	}
+	out, err = m.sh("go tool dstreplay test -wrap -rewrite=net/http/... . -count=1 -run '^TestLossy$' -dst.iters=2000")
+	if err == nil {
+		t.Fatalf("the lost update was not found:\n%s", out)
+	}
+	if !strings.Contains(out, "count = 1, want 2") {
+		t.Errorf("the report does not say the count:\n%s", out)
+	}
+	// The test's body and its two clients, and net/http's: the server's
+	// accept loop, a connection and its background read per request, and
+	// per client connection a read loop and a write loop.
+	if m := regexp.MustCompile(`, (\d+) goroutines\)`).FindStringSubmatch(out); m == nil || len(m[1]) < 2 {
+		t.Errorf("the failing schedule does not run net/http's goroutines (want 10 or more):\n%s", out)
+	}
+	if strings.Contains(out, "run natively") {
+		t.Errorf("the report says something ran natively:\n%s", out)
+	}
+	_, rest, ok := strings.Cut(out, "-dst.trace=")
+	saved, _, _ := strings.Cut(rest, "\n")
+	if !ok || saved == "" {
+		t.Fatalf("no saved trace in:\n%s", out)
+	}
+	out, err = m.sh("go tool dstreplay test -wrap -rewrite=net/http/... . -count=1 -run '^TestLossy$' -dst.trace=" + saved)
+	if err == nil || !strings.Contains(out, "count = 1, want 2") || strings.Contains(out, "diverged") {
+		t.Errorf("the saved trace, replayed in a new process: %v; want the same failure, no divergence\n%s", err, out)
+	}
+	out, err = m.sh("go tool dstreplay test -wrap -rewrite=net/http/... . -count=1 -v -run '^TestFixed$' -dst.iters=1000")
+	if err != nil || !strings.Contains(out, "1000 schedules passed") || strings.Contains(out, "natively") {
+		t.Errorf("the fixed twin: %v; want 1000 schedules passed, nothing native\n%s", err, out)
+	}
+}
