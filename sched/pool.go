@@ -46,14 +46,11 @@ func (p *Pool) Get() any {
 		return nil
 	}
 	items := g.PoolItems(p)
-	if n := len(*items); n > 0 {
+	if poolLen(items) > 0 {
 		if g.Source().At(keyPoolEmptied).Bool(poolEmptied) {
-			clear(*items)
-			*items = (*items)[:0]
+			poolEmpty(items)
 		} else {
-			x := (*items)[n-1]
-			(*items)[n-1] = nil
-			*items = (*items)[:n-1]
+			x := poolPop(items)
 			engine.RaceAcquire(poolRaceAddr(x))
 			return x
 		}
@@ -75,8 +72,49 @@ func (p *Pool) Put(x any) {
 		return
 	}
 	engine.RaceReleaseMerge(poolRaceAddr(x))
-	items := g.PoolItems(p)
-	*items = append(*items, x)
+	poolPush(g.PoolItems(p), x)
+}
+
+// The run's items of a pool are used by its goroutines one after another,
+// with no happens-before edge the race detector sees (a Put's edge is made
+// on the item, poolRaceAddr): the slice is read and written only here,
+// uninstrumented, and grown and cleared element by element, since the
+// runtime's growslice and clear report to the race detector themselves.
+
+//go:norace
+func poolLen(items *[]any) int { return len(*items) }
+
+//go:norace
+func poolPop(items *[]any) any {
+	s := *items
+	x := s[len(s)-1]
+	s[len(s)-1] = nil
+	*items = s[:len(s)-1]
+	return x
+}
+
+//go:norace
+func poolPush(items *[]any, x any) {
+	s := *items
+	if len(s) == cap(s) {
+		t := make([]any, len(s), 2*len(s)+4)
+		for i := range s {
+			t[i] = s[i]
+		}
+		s = t
+	}
+	s = s[:len(s)+1]
+	s[len(s)-1] = x
+	*items = s
+}
+
+//go:norace
+func poolEmpty(items *[]any) {
+	s := *items
+	for i := range s {
+		s[i] = nil
+	}
+	*items = s[:0]
 }
 
 // poolRace is the memory the race detector's edges from a Put to the Get of

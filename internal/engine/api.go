@@ -218,20 +218,29 @@ func (g *G) SetScratch(x any) { g.scratch = x }
 
 // PoolItems is the run's own store of the items of pool p (a sched.Pool):
 // a pool's Get and Put inside a run see only what the run put in it, never
-// what an earlier run or another process-wide user left there.
+// what an earlier run or another process-wide user left there. The store
+// is a slice searched in turn, not a Go map: the run's goroutines use it
+// one after another with no happens-before edge the race detector sees,
+// and the runtime checks map accesses for races even in norace functions
+// (net/http's pools, used by a server's and a transport's goroutines).
 //
 //go:norace
 func (g *G) PoolItems(p any) *[]any {
 	r := g.run
-	if r.pools == nil {
-		r.pools = map[any]*[]any{}
+	for i := range r.pools {
+		if r.pools[i].pool == p {
+			return r.pools[i].items
+		}
 	}
-	s := r.pools[p]
-	if s == nil {
-		s = new([]any)
-		r.pools[p] = s
-	}
+	s := new([]any)
+	r.pools = append(r.pools, poolItems{p, s})
 	return s
+}
+
+// poolItems is a pool's entry in the run's store (G.PoolItems).
+type poolItems struct {
+	pool  any
+	items *[]any
 }
 
 // Unblock makes g runnable again if it is blocked.

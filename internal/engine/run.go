@@ -179,8 +179,8 @@ type Run struct {
 	preempts int
 	progress uint64 // read by the watchdog
 	nobj     int32
-	natives  []Native       // NativeBoundary's
-	pools    map[any]*[]any // the items of each sched.Pool the run used (G.PoolItems)
+	natives  []Native    // NativeBoundary's
+	pools    []poolItems // the items of each sched.Pool the run used (G.PoolItems)
 
 	endState
 	clockState
