@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -216,10 +217,10 @@ var scenarios = []scenario{
 		c := dial()
 		s := accept(l)
 		addrs := fmt.Sprintf("local=remote %v, remote=listener %v",
-			c.LocalAddr().String() == s.RemoteAddr().String(), c.RemoteAddr().String() == l.Addr().String())
+			str(c.LocalAddr()) == str(s.RemoteAddr()), str(c.RemoteAddr()) == str(l.Addr()))
 		c.Close()
 		s.Close()
-		_, err := simnet.Listen("tcp", l.Addr().String())
+		_, err := simnet.Listen(l.Addr().Network(), l.Addr().String())
 		inUse := kind(err)
 		l.Close()
 		_, err = l.Accept()
@@ -227,15 +228,26 @@ var scenarios = []scenario{
 	}},
 }
 
-// play runs sc on a listener of simnet's (Go's own outside a run).
-func play(sc scenario) string {
-	l, err := simnet.Listen("tcp", "127.0.0.1:0")
+// str is an address as text; "" for none (an unnamed unix socket's).
+func str(a net.Addr) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// play runs sc on a TCP listener of simnet's (Go's own outside a run).
+func play(sc scenario) string { return playOn(sc, "tcp", "127.0.0.1:0") }
+
+// playOn runs sc on a listener of simnet's at address.
+func playOn(sc scenario, network, address string) string {
+	l, err := simnet.Listen(network, address)
 	if err != nil {
 		return "listen: " + err.Error()
 	}
 	defer l.Close()
 	dial := func() net.Conn {
-		c, err := simnet.Dial("tcp", l.Addr().String())
+		c, err := simnet.Dial(network, l.Addr().String())
 		if err != nil {
 			panic(err)
 		}
@@ -245,34 +257,45 @@ func play(sc scenario) string {
 }
 
 // TestConformance runs every scenario on Go's network and on the simulated
-// one, for 30 schedules each, and wants the same words from both.
+// one, for 30 schedules each, over TCP and over unix sockets, and wants the
+// same words from both.
 func TestConformance(t *testing.T) {
-	for _, sc := range scenarios {
-		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
-			want := play(sc)
-			if strings.Contains(want, "other:") || strings.Contains(want, "listen:") {
-				t.Fatalf("natively: %s", want)
-			}
-			t.Logf("natively: %s", want)
-			res, err := schedtest.Explore(schedtest.Options{Seed: 11, Iterations: 30}, func(st *schedtest.T) {
-				l, err := simnet.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					st.Fatal(err)
-				}
-				if _, ok := l.(*net.TCPListener); ok {
-					st.Fatal("simnet.Listen in a run gave Go's own listener")
-				}
-				l.Close()
-				if got := play(sc); got != want {
-					st.Errorf("simulated: %s\n     want: %s", got, want)
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Failure != nil {
-				t.Fatalf("%s", res.Failure)
-			}
-		})
+	for _, network := range []string{"tcp", "unix"} {
+		for _, sc := range scenarios {
+			t.Run(network+"/"+strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) { conform(t, sc, network) })
+		}
+	}
+}
+
+// conform runs sc natively, then in 30 schedules, over network.
+func conform(t *testing.T, sc scenario, network string) {
+	address := "127.0.0.1:0"
+	if network == "unix" {
+		address = filepath.Join(t.TempDir(), "s.sock")
+	}
+	want := playOn(sc, network, address)
+	if strings.Contains(want, "other:") || strings.Contains(want, "listen:") {
+		t.Fatalf("natively: %s", want)
+	}
+	t.Logf("natively: %s", want)
+	res, err := schedtest.Explore(schedtest.Options{Seed: 11, Iterations: 30}, func(st *schedtest.T) {
+		l, err := simnet.Listen(network, address)
+		if err != nil {
+			st.Fatal(err)
+		}
+		switch l.(type) {
+		case *net.TCPListener, *net.UnixListener:
+			st.Fatal("simnet.Listen in a run gave Go's own listener")
+		}
+		l.Close()
+		if got := playOn(sc, network, address); got != want {
+			st.Errorf("simulated: %s\n     want: %s", got, want)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure != nil {
+		t.Fatalf("%s", res.Failure)
 	}
 }

@@ -2,8 +2,8 @@
 // network outside one.
 //
 // Inside a run (schedtest.Test, or a test dstreplay test -wrap runs), Listen
-// on a loopback, unspecified or literal address gives a listener on the
-// run's network, and Dial to its address a connection to it, in memory:
+// on a loopback, unspecified or literal TCP address, or at a unix socket's
+// path, gives a listener on the run's network, and Dial to its address a connection to it, in memory:
 // bytes arrive in order, Close sends what was written then io.EOF (or an
 // RST when data sent to the closing end was never read), CloseWrite
 // half-closes, a Write blocks while the peer holds Window unread bytes, and
@@ -14,8 +14,9 @@
 // when the test gives them a probability.
 //
 // Outside a run every function is the net function it is named after. A
-// dial to an address no simulated listener holds, and a network other
-// than TCP's, run natively inside a run too, and the run notes it.
+// dial to an address no simulated listener of the run ever held, and a
+// network other than TCP's and unix streams', run natively inside a run
+// too, and the run notes it.
 //
 // Code rewritten by dstreplay test calls this package in place of
 // net.Listen, net.Dial, net.DialTimeout and the Dial methods of

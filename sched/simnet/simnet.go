@@ -41,6 +41,8 @@ type network struct {
 	mu        sched.Mutex
 	listeners map[netip.AddrPort]*listener
 	used      map[netip.AddrPort]bool // every address a listener of the run held
+	unix      map[string]*listener    // unix listeners by path
+	unixUsed  map[string]bool
 	nextPort  uint16
 }
 
@@ -57,7 +59,8 @@ func current() *network {
 	if n, ok := g.Shadow(unsafe.Pointer(&networkKey)).(*network); ok {
 		return n
 	}
-	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{}, nextPort: firstPort}
+	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{},
+		unix: map[string]*listener{}, unixUsed: map[string]bool{}, nextPort: firstPort}
 	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
 	return n
 }
@@ -73,14 +76,18 @@ func simulated(network string) bool {
 }
 
 // Listen is net.Listen. Inside a run, a TCP listener on a loopback, an
-// unspecified or a literal address, or "localhost", is on the run's
-// simulated network: port 0 gives the next free port, counted from 32768,
+// unspecified or a literal address, or "localhost", and a unix stream
+// listener at a path (no socket file is made), are on the run's simulated
+// network: port 0 gives the next free port, counted from 32768,
 // and a port in use is refused as EADDRINUSE. Any other listener is Go's
 // own, and the run notes that it runs natively.
 func Listen(network, address string) (net.Listener, error) {
 	n := current()
 	if n == nil {
 		return net.Listen(network, address)
+	}
+	if network == "unix" && address != "" {
+		return n.listenUnix(address)
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
@@ -96,6 +103,9 @@ func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address s
 	n := current()
 	if n == nil {
 		return lc.Listen(ctx, network, address)
+	}
+	if network == "unix" && address != "" {
+		return n.listenUnix(address)
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
@@ -131,6 +141,11 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 	n := current()
 	if n == nil {
 		return d.DialContext(ctx, network, address)
+	}
+	if network == "unix" {
+		if c, err, ok := n.dialUnix(ctx, address); ok {
+			return c, err
+		}
 	}
 	ap, ok := dialAddr(network, address)
 	if ok {
@@ -207,7 +222,7 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap),
 			Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	l := &listener{n: n, network: network, ap: ap}
+	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap)}
 	l.ready.L = &n.mu
 	n.listeners[ap], n.used[ap] = l, true
 	return l, nil
@@ -264,19 +279,58 @@ func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (
 	}
 	local := netip.AddrPortFrom(ap.Addr(), n.nextPort)
 	n.nextPort++
-	client, server := n.pair(network, local, ap)
+	client, server := n.pair(network, net.TCPAddrFromAddrPort(local), raddr)
+	l.queue = append(l.queue, server)
+	l.ready.Signal()
+	return client, nil, true
+}
+
+// listenUnix is a unix stream listener at path.
+func (n *network) listenUnix(path string) (net.Listener, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	addr := &net.UnixAddr{Name: path, Net: "unix"}
+	if n.unix[path] != nil {
+		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
+	}
+	l := &listener{n: n, network: "unix", path: path, addr: addr}
+	l.ready.L = &n.mu
+	n.unix[path], n.unixUsed[path] = l, true
+	return l, nil
+}
+
+// dialUnix connects to the unix listener at path; ok is false when the
+// run never had one there.
+func (n *network) dialUnix(ctx context.Context, path string) (c net.Conn, err error, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	l := n.unix[path]
+	raddr := &net.UnixAddr{Name: path, Net: "unix"}
+	switch {
+	case l == nil && n.unixUsed[path]:
+		// Closing a unix listener removes its socket file.
+		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ENOENT)}, true
+	case l == nil:
+		return nil, nil, false
+	case ctx.Err() != nil:
+		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: ctx.Err()}, true
+	case sched.Fault(FaultRefuse):
+		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
+	}
+	client, server := n.pair("unix", &net.UnixAddr{Net: "unix"}, raddr)
+	server.remote = &net.UnixAddr{Net: "unix"}
 	l.queue = append(l.queue, server)
 	l.ready.Signal()
 	return client, nil, true
 }
 
 // pair makes the two ends of a connection from a to b.
-func (n *network) pair(network string, a, b netip.AddrPort) (*Conn, *Conn) {
+func (n *network) pair(network string, a, b net.Addr) (*Conn, *Conn) {
 	ab, ba := &pipe{}, &pipe{}
 	for _, p := range []*pipe{ab, ba} {
 		p.readable.L, p.writable.L = &n.mu, &n.mu
 	}
-	ca := &Conn{n: n, network: network, local: net.TCPAddrFromAddrPort(a), remote: net.TCPAddrFromAddrPort(b), in: ba, out: ab}
+	ca := &Conn{n: n, network: network, local: a, remote: b, in: ba, out: ab}
 	cb := &Conn{n: n, network: network, local: ca.remote, remote: ca.local, in: ab, out: ba}
 	return ca, cb
 }
@@ -285,7 +339,9 @@ func (n *network) pair(network string, a, b netip.AddrPort) (*Conn, *Conn) {
 type listener struct {
 	n       *network
 	network string
-	ap      netip.AddrPort
+	ap      netip.AddrPort // a TCP listener's address
+	path    string         // a unix listener's
+	addr    net.Addr
 	queue   []*Conn // connected, not yet accepted
 	closed  bool
 	ready   sched.Cond // a connection is queued, or the listener closed
@@ -318,7 +374,11 @@ func (l *listener) Close() error {
 		return l.opError("close", net.ErrClosed)
 	}
 	l.closed = true
-	delete(l.n.listeners, l.ap)
+	if l.network == "unix" {
+		delete(l.n.unix, l.path)
+	} else {
+		delete(l.n.listeners, l.ap)
+	}
 	for _, c := range l.queue {
 		c.abort()
 	}
@@ -327,7 +387,7 @@ func (l *listener) Close() error {
 	return nil
 }
 
-func (l *listener) Addr() net.Addr { return net.TCPAddrFromAddrPort(l.ap) }
+func (l *listener) Addr() net.Addr { return l.addr }
 
 func (l *listener) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: l.network, Addr: l.Addr(), Err: err}
@@ -351,7 +411,7 @@ type pipe struct {
 type Conn struct {
 	n             *network
 	network       string
-	local, remote *net.TCPAddr
+	local, remote net.Addr
 	in, out       *pipe
 	closed        bool
 	rdl, wdl      time.Time
