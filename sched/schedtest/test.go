@@ -569,8 +569,25 @@ func cannotReplay(rec, cur mode, kind string) string {
 		return "was recorded under dstreplay test, which runs the code rewritten onto the scheduler; go test runs it as written, which cannot replay it"
 	case rec.race && !cur.race && kind == string(DataRace):
 		return "was recorded under -race, and its failure is a data race, which only the race detector reports"
+	case rec.rewritten && cur.rewritten && rec.httpOnScheduler() != cur.httpOnScheduler():
+		if rec.httpOnScheduler() {
+			return "was recorded with net/http on the scheduler (-rewrite=net/http/...), and this binary runs it natively: its schedule is of goroutines this run does not have"
+		}
+		return "was recorded with net/http run natively, and this binary runs it on the scheduler (-rewrite=net/http/...): its schedule is of other goroutines"
 	}
 	return ""
+}
+
+// httpOnScheduler reports whether m's -rewrite names the standard HTTP
+// stack (net/http/...), which then runs on the scheduler: a schedule
+// recorded one way does not replay the other.
+func (m mode) httpOnScheduler() bool {
+	for _, p := range strings.Split(m.rewrite, ",") {
+		if p == "net/http" || strings.HasPrefix(p, "net/http/") {
+			return true
+		}
+	}
+	return false
 }
 
 // replayForTest replays a trace file in test t. A saved failure that still
