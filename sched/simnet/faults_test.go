@@ -1,10 +1,15 @@
 package simnet_test
 
 import (
+	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/vtime"
+	"io"
 	"net"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simnet"
@@ -102,6 +107,55 @@ func TestDialAfterClose(t *testing.T) {
 		_, err = simnet.Dial("tcp", real.Addr().String())
 		if got := kind(err); got != "refused" {
 			st.Errorf("dial after close: %s, want refused", got)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
+
+// TestNativeServer: a goroutine of a run that dials a server outside the
+// run (started before it, on Go's network) talks to it natively, and the
+// run's other goroutines go on while it waits for the answer: here the one
+// that sends the request. Regression: the read kept the turn, the request
+// was never sent, and the watchdog stopped the run.
+func TestNativeServer(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); io.Copy(c, c) }()
+		}
+	}()
+	res, err := schedtest.Explore(schedtest.Options{Seed: 2, Iterations: 5}, func(st *schedtest.T) {
+		c, err := simnet.Dial("tcp", l.Addr().String())
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer c.Close()
+		got := chans.Make[string](1)
+		sched.Go(func() {
+			b := make([]byte, 4)
+			_, err := io.ReadFull(c, b)
+			got.Send(string(b) + " " + kind(err))
+		})
+		sched.Yield()
+		if _, err := c.Write([]byte("ping")); err != nil {
+			st.Fatal(err)
+		}
+		if g := got.Recv(); g != "ping ok" {
+			st.Errorf("read %q, want the echo", g)
+		}
+		c.SetReadDeadline(vtime.Now().Add(5 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); kind(err) != "timeout" {
+			st.Errorf("a read past its deadline: %s, want timeout", kind(err))
 		}
 	})
 	if err != nil || res.Failure != nil {

@@ -2,11 +2,16 @@ package simnet
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -14,7 +19,6 @@ import (
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
-	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -91,7 +95,7 @@ func Listen(network, address string) (net.Listener, error) {
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		native.Boundary("net.Listen")
+		boundary("net.Listen")
 		return net.Listen(network, address)
 	}
 	return n.listen(network, ap)
@@ -109,7 +113,7 @@ func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address s
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		native.Boundary("net.ListenConfig.Listen")
+		boundary("net.ListenConfig.Listen")
 		return lc.Listen(ctx, network, address)
 	}
 	if err := ctx.Err(); err != nil {
@@ -153,13 +157,112 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 			return c, err
 		}
 	}
-	native.Boundary("net.Dial " + address)
-	return d.DialContext(ctx, network, address)
+	boundary("net.Dial " + address)
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return &nativeConn{Conn: c}, nil
 }
 
 // DialerDial is d.Dial(network, address): inside a run, as Dial.
 func DialerDial(d *net.Dialer, network, address string) (net.Conn, error) {
 	return DialContext(d, context.Background(), network, address)
+}
+
+// stdDir is the directory of the standard library's sources, where
+// package net's are.
+var stdDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	if f := runtime.FuncForPC(reflect.ValueOf(net.Dial).Pointer()); f != nil {
+		file, _ = f.FileLine(f.Entry())
+	}
+	return filepath.Dir(filepath.Dir(file)) + string(filepath.Separator)
+}()
+
+// pollSlice is how long a read of a native connection inside a run waits
+// in the system at a time, in real time, before it lets the run's other
+// goroutines go on.
+const pollSlice = time.Millisecond
+
+// nativeConn is a connection of Go's own that a goroutine of a run dialed
+// (to a server outside the run: started before it, or elsewhere). A read
+// that blocked in the system would keep the run's turn, so that the
+// goroutine that is to send the request (net/http's write loop) never ran
+// and the watchdog stopped the run: inside a run, a read waits pollSlice
+// at a time, then sleeps as long on the virtual clock, where the others
+// run, until data comes or the read deadline (on the virtual clock)
+// passes. What it reads, and when, is the outside world's: not explored,
+// and not replayed.
+type nativeConn struct {
+	net.Conn
+	rdl time.Time // the read deadline, on the clock of the goroutine that set it
+}
+
+func (c *nativeConn) Read(b []byte) (int, error) {
+	if engine.Current() == nil {
+		c.Conn.SetReadDeadline(c.rdl)
+		return c.Conn.Read(b)
+	}
+	for {
+		c.Conn.SetReadDeadline(time.Now().Add(pollSlice))
+		n, err := c.Conn.Read(b)
+		var ne net.Error
+		if n > 0 || !errors.As(err, &ne) || !ne.Timeout() {
+			return n, err
+		}
+		if past(c.rdl) {
+			return 0, err
+		}
+		vtime.Sleep(pollSlice)
+	}
+}
+
+// SetDeadline sets the write deadline natively, and the read deadline
+// as SetReadDeadline.
+func (c *nativeConn) SetDeadline(t time.Time) error {
+	c.rdl = t
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// SetReadDeadline keeps the deadline for Read, which checks it between
+// its waits.
+func (c *nativeConn) SetReadDeadline(t time.Time) error {
+	c.rdl = t
+	return nil
+}
+
+// CloseWrite half-closes a TCP connection, as net.TCPConn's.
+func (c *nativeConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// boundary notes in the run that what is named runs natively, at the first
+// caller outside the tool and the standard library (the test's line, not
+// net/http's transport's), if any (none on a transport's own goroutine).
+func boundary(what string) {
+	g := engine.Current()
+	if g == nil {
+		return
+	}
+	where := ""
+	pcs := make([]uintptr, 16)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		tool := strings.HasPrefix(f.Function, "github.com/dstgo/dst/") && !strings.HasPrefix(f.Function, "github.com/dstgo/dst/examples/")
+		if !tool && !strings.HasPrefix(f.File, stdDir) {
+			where = filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	g.NativeBoundary(what, where)
 }
 
 // listenAddr is the simulated address a listen names, if the simulation
