@@ -185,6 +185,27 @@ var scenarios = []scenario{
 			return "read " + done.Recv()
 		})
 	}},
+	{"a passed deadline comes before data and EOF", func(l net.Listener, dial func() net.Conn) string {
+		sent := chans.Make[struct{}](0)
+		return both(func() string {
+			c := accept(l)
+			w := write(c, "data")
+			c.Close()
+			sent.Close()
+			return w
+		}, func() string {
+			c := dial()
+			defer c.Close()
+			sent.Recv()
+			vtime.Sleep(20 * time.Millisecond) // natively, let the bytes and the FIN arrive
+			c.SetReadDeadline(vtime.Now().Add(-time.Second))
+			_, err := c.Read(make([]byte, 4))
+			c.SetWriteDeadline(vtime.Now().Add(-time.Second))
+			_, werr := c.Write([]byte("x"))
+			c.SetDeadline(time.Time{})
+			return "read " + kind(err) + "; write " + kind(werr) + "; then " + readAll(c)
+		})
+	}},
 	{"a closed conn refuses everything", func(l net.Listener, dial func() net.Conn) string {
 		return both(func() string {
 			c := accept(l)

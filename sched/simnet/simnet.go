@@ -530,6 +530,8 @@ func (c *Conn) Read(b []byte) (int, error) {
 		switch p := c.in; {
 		case c.closed:
 			return 0, c.opError("read", net.ErrClosed)
+		case past(c.rdl): // before what there is to read, as Go's poller checks
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		case len(p.buf) > 0 || len(b) == 0 && !p.reset:
 			k := copy(b, p.buf)
 			if k > 1 && sched.Fault(FaultShortRead) {
@@ -545,8 +547,6 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return 0, c.opError("read", os.NewSyscallError("read", syscall.ECONNRESET))
 		case p.eof:
 			return 0, io.EOF
-		case past(c.rdl):
-			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		c.wait(&c.in.readable, c.rdl)
 	}
@@ -563,12 +563,12 @@ func (c *Conn) Write(b []byte) (int, error) {
 		switch {
 		case c.closed:
 			return done, c.opError("write", net.ErrClosed)
+		case past(c.wdl):
+			return done, c.opError("write", os.ErrDeadlineExceeded)
 		case p.reset:
 			return done, c.opError("write", os.NewSyscallError("write", syscall.ECONNRESET))
 		case p.eof:
 			return done, c.opError("write", os.NewSyscallError("write", syscall.EPIPE))
-		case past(c.wdl):
-			return done, c.opError("write", os.ErrDeadlineExceeded)
 		case p.gone:
 			// The peer is closed: this write is sent, and answered by an
 			// RST that resets this end.
