@@ -28,7 +28,7 @@ var layers = []struct {
 		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"},
 			{"sched/native", "chans"}, {"sched/native", "vtime"}, {"sched/native", "sched/context"},
 			{"sched/native/boundary", "sched/native"},
-			{"sched/simnet", "sched"}, {"sched/simnet", "vtime"}}},
+			{"sched/simnet", "sched"}, {"sched/simnet", "sched/native"}, {"sched/simnet", "vtime"}}},
 	{name: "playback and hunt engine", pkgs: []string{"replay", "internal/hunt"}},
 	{name: "harness", pkgs: []string{"sched/schedtest", "sched/native/nativetest"},
 		within: [][2]string{{"sched/native/nativetest", "sched/schedtest"}}},

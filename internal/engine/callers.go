@@ -43,8 +43,25 @@ var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
 // the shims and what they call ("internal/" covers every package under
 // it). Tests, examples and any other package, of this module or another,
 // are the code under test.
-var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/native/nativetest", "sched/schedtest", "chans", "vtime",
-	"entropy", "trace", "replay"}
+var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/native/nativetest", "sched/native/boundary", "sched/simnet",
+	"sched/schedtest", "chans", "vtime", "entropy", "trace", "replay"}
+
+// UserCaller is where the calling goroutine's stack first leaves the tool
+// and the standard library, as "file:line" (rewritten code's line, a
+// test's), or "" when it never does (a goroutine net/http started).
+func UserCaller() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if f.File != "" && !ours(f.File, f.Function) && !inGOROOT(f.File) {
+			return filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
 
 // moduleRoot is the directory of this module's source, for the frames of
 // the tool's code inlined into a function of the user's (an iterator's

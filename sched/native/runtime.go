@@ -1,7 +1,6 @@
 package native
 
 import (
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -334,17 +333,14 @@ func hidden(fn string) bool {
 	return !strings.HasSuffix(pkg, "_test")
 }
 
-// Boundary notes, inside a run, that its caller's caller (rewritten code,
-// through package boundary) starts what, which runs natively: a listener,
-// a connection, a server, a child process. A run notes each once; the
-// test's report says what ran outside the scheduler. Outside a run it does
-// nothing.
+// Boundary notes, inside a run, that the code that called into the tool
+// (rewritten code, through package boundary or simnet; the first caller
+// outside the tool and the standard library) starts what, which runs
+// natively: a listener, a connection, a server, a child process. A run
+// notes each once; the test's report says what ran outside the scheduler.
+// Outside a run it does nothing.
 func Boundary(what string) {
 	if g := engine.Current(); g != nil {
-		where := ""
-		if _, file, line, ok := runtime.Caller(2); ok {
-			where = filepath.Base(file) + ":" + strconv.Itoa(line)
-		}
-		g.NativeBoundary(what, where)
+		g.NativeBoundary(what, engine.UserCaller())
 	}
 }

@@ -7,11 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"reflect"
-	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 	"unsafe"
@@ -19,6 +15,7 @@ import (
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/vtime"
 )
 
@@ -95,7 +92,7 @@ func Listen(network, address string) (net.Listener, error) {
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		boundary("net.Listen")
+		native.Boundary("net.Listen")
 		return net.Listen(network, address)
 	}
 	return n.listen(network, ap)
@@ -113,7 +110,7 @@ func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address s
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		boundary("net.ListenConfig.Listen")
+		native.Boundary("net.ListenConfig.Listen")
 		return lc.Listen(ctx, network, address)
 	}
 	if err := ctx.Err(); err != nil {
@@ -157,7 +154,7 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 			return c, err
 		}
 	}
-	boundary("net.Dial " + address)
+	native.Boundary("net.Dial " + address)
 	c, err := d.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
@@ -169,16 +166,6 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 func DialerDial(d *net.Dialer, network, address string) (net.Conn, error) {
 	return DialContext(d, context.Background(), network, address)
 }
-
-// stdDir is the directory of the standard library's sources, where
-// package net's are.
-var stdDir = func() string {
-	_, file, _, _ := runtime.Caller(0)
-	if f := runtime.FuncForPC(reflect.ValueOf(net.Dial).Pointer()); f != nil {
-		file, _ = f.FileLine(f.Entry())
-	}
-	return filepath.Dir(filepath.Dir(file)) + string(filepath.Separator)
-}()
 
 // pollSlice is how long a read of a native connection inside a run waits
 // in the system at a time, in real time, before it lets the run's other
@@ -238,31 +225,6 @@ func (c *nativeConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return errors.ErrUnsupported
-}
-
-// boundary notes in the run that what is named runs natively, at the first
-// caller outside the tool and the standard library (the test's line, not
-// net/http's transport's), if any (none on a transport's own goroutine).
-func boundary(what string) {
-	g := engine.Current()
-	if g == nil {
-		return
-	}
-	where := ""
-	pcs := make([]uintptr, 16)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
-	for {
-		f, more := frames.Next()
-		tool := strings.HasPrefix(f.Function, "github.com/dstgo/dst/") && !strings.HasPrefix(f.Function, "github.com/dstgo/dst/examples/")
-		if !tool && !strings.HasPrefix(f.File, stdDir) {
-			where = filepath.Base(f.File) + ":" + strconv.Itoa(f.Line)
-			break
-		}
-		if !more {
-			break
-		}
-	}
-	g.NativeBoundary(what, where)
 }
 
 // listenAddr is the simulated address a listen names, if the simulation
