@@ -14,14 +14,13 @@ import (
 // is state that net/http keeps for the whole process and sets up at its
 // first use: DefaultTransport's protocol table and its HTTP/2 connection
 // pool (a sync.Once each), and the proxy settings read from the
-// environment (another). Set up in the first
-// schedule of a process and not in the next ones, they would make a
-// recorded schedule run differently when replayed in a new process. The
-// file stdStartFile adds to net/http sets both up when the program starts,
-// before any run, as the first request would. So the proxy settings are
-// those of the environment the test binary started in: a test that sets
-// HTTP_PROXY itself before its first request through DefaultTransport
-// sees it ignored.
+// environment (another). Set up in the first schedule of a process and not
+// in the next ones, they would make a recorded schedule run differently
+// when replayed in a new process. The file stdStartFile adds to net/http
+// sets all three up when the program starts, before any run, as the first
+// request would. So the proxy settings are those of the environment the
+// test binary started in: a test that sets HTTP_PROXY itself before its
+// first request through DefaultTransport sees it ignored.
 
 // stdStart is the file added to net/http.
 const stdStart = `package http

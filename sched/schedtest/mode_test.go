@@ -23,6 +23,9 @@ func TestCannotReplayAcrossHTTPStacks(t *testing.T) {
 		{web, web, ""},
 		{plain, other, ""},
 		{mode{rewritten: true, rewrite: "net/http"}, plain, "net/http on the scheduler"},
+		{mode{rewritten: true, rewrite: "none,net/..."}, plain, "net/http on the scheduler"},
+		{mode{rewritten: true, rewrite: "none,net/http/httptest"}, plain, "net/http on the scheduler"},
+		{mode{rewritten: true, rewrite: "none,net/httpx"}, plain, ""},
 	} {
 		got := cannotReplay(c.rec, c.cur, "")
 		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {

@@ -578,13 +578,25 @@ func cannotReplay(rec, cur mode, kind string) string {
 	return ""
 }
 
-// httpOnScheduler reports whether m's -rewrite names the standard HTTP
-// stack (net/http/...), which then runs on the scheduler: a schedule
-// recorded one way does not replay the other.
+// httpOnScheduler reports whether m's -rewrite has a pattern that matches
+// net/http or httptest, as the rewrite matches them (internal/rewrite's
+// StdPackages and matchAny), so that the standard HTTP stack runs on the
+// scheduler: a schedule recorded one way does not replay the other. "..."
+// means every dependency, which leaves the standard library out.
 func (m mode) httpOnScheduler() bool {
 	for _, p := range strings.Split(m.rewrite, ",") {
-		if p == "net/http" || strings.HasPrefix(p, "net/http/") {
-			return true
+		if p == "..." {
+			continue
+		}
+		for _, path := range []string{"net/http", "net/http/httptest"} {
+			prefix, wild := strings.CutSuffix(p, "...")
+			dir, tree := strings.CutSuffix(prefix, "/")
+			switch {
+			case p == path,
+				wild && tree && (path == dir || strings.HasPrefix(path, dir+"/")),
+				wild && !tree && strings.HasPrefix(path, prefix):
+				return true
+			}
 		}
 	}
 	return false
