@@ -83,24 +83,18 @@ func simulated(network string) bool {
 // and a port in use is refused as EADDRINUSE. Any other listener is Go's
 // own, and the run notes that it runs natively.
 func Listen(network, address string) (net.Listener, error) {
-	n := current()
-	if n == nil {
-		return net.Listen(network, address)
-	}
-	if network == "unix" && address != "" {
-		return n.listenUnix(address)
-	}
-	ap, ok := listenAddr(network, address)
-	if !ok {
-		native.Boundary("net.Listen")
-		return net.Listen(network, address)
-	}
-	return n.listen(network, ap)
+	return listen(&net.ListenConfig{}, context.Background(), network, address, "net.Listen")
 }
 
 // ListenContext is (*net.ListenConfig).Listen: lc's Control and KeepAlive
 // do not apply to a simulated listener.
 func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address string) (net.Listener, error) {
+	return listen(lc, ctx, network, address, "net.ListenConfig.Listen")
+}
+
+// listen is Listen and ListenContext; what names the call a native
+// listener is noted as.
+func listen(lc *net.ListenConfig, ctx context.Context, network, address, what string) (net.Listener, error) {
 	n := current()
 	if n == nil {
 		return lc.Listen(ctx, network, address)
@@ -110,7 +104,7 @@ func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address s
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		native.Boundary("net.ListenConfig.Listen")
+		native.Boundary(what)
 		return lc.Listen(ctx, network, address)
 	}
 	if err := ctx.Err(); err != nil {
@@ -336,18 +330,27 @@ func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (
 	if l == nil {
 		return nil, nil, false
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: err}, true
-	}
-	if sched.Fault(FaultRefuse) {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
-	}
 	local := netip.AddrPortFrom(ap.Addr(), n.nextPort)
 	n.nextPort++
-	client, server := n.pair(network, net.TCPAddrFromAddrPort(local), raddr)
+	c, err = n.connect(ctx, l, network, net.TCPAddrFromAddrPort(local), raddr)
+	return c, err, true
+}
+
+// connect makes a connection of the dial's network from local to the
+// listener l, at remote, and queues its server's end for Accept (the
+// caller holds the lock); the dial's context, done, or FaultRefuse refuse
+// it.
+func (n *network) connect(ctx context.Context, l *listener, network string, local, remote net.Addr) (net.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: err}
+	}
+	if sched.Fault(FaultRefuse) {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	}
+	client, server := n.pair(network, local, remote)
 	l.queue = append(l.queue, server)
 	l.ready.Signal()
-	return client, nil, true
+	return client, nil
 }
 
 // listenUnix is a unix stream listener at path.
@@ -377,16 +380,9 @@ func (n *network) dialUnix(ctx context.Context, path string) (c net.Conn, err er
 		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ENOENT)}, true
 	case l == nil:
 		return nil, nil, false
-	case ctx.Err() != nil:
-		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: ctx.Err()}, true
-	case sched.Fault(FaultRefuse):
-		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
 	}
-	client, server := n.pair("unix", &net.UnixAddr{Net: "unix"}, raddr)
-	server.remote = &net.UnixAddr{Net: "unix"}
-	l.queue = append(l.queue, server)
-	l.ready.Signal()
-	return client, nil, true
+	c, err = n.connect(ctx, l, "unix", &net.UnixAddr{Net: "unix"}, raddr) // the client's end is unnamed
+	return c, err, true
 }
 
 // pair makes the two ends of a connection from a to b.
