@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/event"
@@ -75,6 +76,26 @@ func (g *G) Fault(name string) bool {
 		r.coverName(tagFault, name)
 	}
 	return true
+}
+
+// FaultBound is how long the named fault may last when it fires: the
+// bound the run was given for it (Config.FaultBounds), else def.
+func (g *G) FaultBound(name string, def time.Duration) time.Duration {
+	if d, ok := g.run.cfg.FaultBounds[name]; ok && d > 0 {
+		return d
+	}
+	return def
+}
+
+// Parent is the goroutine of the run that started g, or nil for the
+// body.
+//
+//go:norace
+func (g *G) Parent() *G {
+	if g.parent == 0 {
+		return nil
+	}
+	return g.run.gs[g.parent-1]
 }
 
 // StopFaults switches every fault point of the run off from now on.

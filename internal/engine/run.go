@@ -38,8 +38,12 @@ type Config struct {
 	Detail           bool
 	Faults           map[string]float64 // probability per fault name
 	FaultProbability float64            // for fault names not in Faults
-	Start            time.Time          // the virtual clock's start; zero means DefaultStart
-	ClockFaults      ClockFaults
+	// FaultBounds bounds how long a named fault that lasts (a network
+	// delay, a partition) may last; a fault point given none uses its own
+	// default (G.FaultBound).
+	FaultBounds map[string]time.Duration
+	Start       time.Time // the virtual clock's start; zero means DefaultStart
+	ClockFaults ClockFaults
 	// Trace, when not nil, receives every event of the run.
 	Trace *event.Buffer
 	// Transcribe records every decision of the strategy as the choice a

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +36,8 @@ import (
 //	-dst.ignoretop=F   leak check: ignore goroutines whose top function is F (comma-separated list)
 //	-dst.ignoreany=F   leak check: ignore goroutines with F anywhere on their stack (comma-separated)
 //	-dst.watchdog=D    watchdog limit (default 5s)
+//	-dst.faults=L      fire fault points: name=p or name=p:bound, comma-separated
+//	                   (net.delay=0.2:20ms,net.partition=0.01:5s)
 //	-dst.replay=H      replay a recording given by its handle
 //	-dst.trace=F       replay the trace file F and report any divergence
 //	-dst.break=N       with -dst.trace: stop a debugger at step N (dstreplay debug)
@@ -132,8 +136,15 @@ type Options struct {
 	// scheduling point before the run fails (-dst.watchdog). Default 5s;
 	// negative disables it.
 	Watchdog time.Duration
-	// Faults sets the probability that each named fault point fires.
+	// Faults sets the probability that each named fault point fires
+	// (-dst.faults=name=p,...). The network's faults are package simnet's
+	// Fault* names: net.delay, net.partition, net.reset, ...
 	Faults map[string]float64
+	// FaultBounds bounds how long each named fault that lasts (net.delay,
+	// net.partition) may last when it fires, its duration drawn up to it
+	// (-dst.faults=name=p:bound). A fault not named keeps its package's
+	// default bound.
+	FaultBounds map[string]time.Duration
 	// FaultProbability is the probability for fault names not in Faults.
 	// Default 0: a fault point fires only when given a probability.
 	FaultProbability float64
@@ -160,6 +171,8 @@ type Options struct {
 	// entropy. Default: none.
 	ClockFaults ClockFaults
 
+	// faultFlag is -dst.faults as given, for reproduce lines.
+	faultFlag string
 	// crashTrace, set by -dst.crashtrace, is the file a run streams its
 	// trace to as it goes.
 	crashTrace string
@@ -242,6 +255,7 @@ var flags struct {
 	fuzzInput  string
 	crashTrace string
 	shrink     bool
+	faults     string
 	// The leak check's ignore lists (comma-separated).
 	ignoreTop, ignoreAny string
 }
@@ -270,6 +284,7 @@ func init() {
 	flag.StringVar(&flags.input, "dst.input", "", "sched: run the input `file` saved by a hunt (a crash, or a corpus entry)")
 	flag.StringVar(&flags.fuzzInput, "dst.fuzzinput", "", "sched: run the bytes of `file` as the input of a fuzz target made with schedtest.Fuzz (a crash that libFuzzer, OSS-Fuzz or ClusterFuzzLite wrote)")
 	flag.StringVar(&flags.crashTrace, "dst.crashtrace", "", "sched: with -dst.input, write the run's trace to `file` event by event, so that a run that kills its process leaves its trace up to the crash")
+	flag.StringVar(&flags.faults, "dst.faults", "", "sched: fault points to fire, as `name=p[:bound],...`: each fires with probability p, and one that lasts (net.delay, net.partition) lasts up to bound (a duration)")
 	flag.BoolVar(&flags.shrink, "dst.shrink", true, "sched: shrink a failing schedule before reporting it")
 }
 
@@ -351,6 +366,11 @@ func (o Options) withFlags() (Options, error) {
 			o.namedBy = "-dst.fuzzinput"
 		case "dst.crashtrace":
 			o.crashTrace = flags.crashTrace
+		case "dst.faults":
+			// checkFlag parsed it.
+			ps, bs, _ := parseFaults(flags.faults)
+			o.Faults, o.FaultBounds = mergeFaults(o.Faults, ps), mergeBounds(o.FaultBounds, bs)
+			o.faultFlag = flags.faults
 		case "dst.replay":
 			// checkFlag parsed it.
 			o.Recording, _ = entropy.ParseHandle(flags.replay)
@@ -409,6 +429,9 @@ func checkFlag(f *flag.Flag) error {
 		case !fi.Mode().IsRegular():
 			return errors.New("not a regular file")
 		}
+	case "dst.faults":
+		_, _, err := parseFaults(flags.faults)
+		return err
 	case "dst.input":
 		if flags.input == "" {
 			return errors.New("want the input file to run")
@@ -478,6 +501,11 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("sched: probability of fault %q is %v, must be in [0, 1]", name, p)
 		}
 	}
+	for name, d := range o.FaultBounds {
+		if d <= 0 {
+			return o, fmt.Errorf("sched: bound of fault %q is %v, must be positive", name, d)
+		}
+	}
 	if o.Start.IsZero() {
 		o = o.startAfterReadings() // a start given is kept as given
 	}
@@ -539,4 +567,60 @@ func readFuzzInput(path string) ([]byte, error) {
 		return nil, fmt.Errorf("sched: -dst.fuzzinput=%s: larger than %d bytes: not a fuzz input", path, maxFuzzInput)
 	}
 	return append([]byte{}, b...), nil
+}
+
+// parseFaults parses -dst.faults: comma-separated name=p or
+// name=p:bound, where p is a probability and bound a duration.
+func parseFaults(v string) (map[string]float64, map[string]time.Duration, error) {
+	ps, bs := map[string]float64{}, map[string]time.Duration{}
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, val, ok := strings.Cut(item, "=")
+		if !ok || name == "" {
+			return nil, nil, fmt.Errorf("%q: want name=probability or name=probability:bound", item)
+		}
+		pv, bv, hasBound := strings.Cut(val, ":")
+		p, err := strconv.ParseFloat(pv, 64)
+		if err != nil || p < 0 || p > 1 {
+			return nil, nil, fmt.Errorf("%q: the probability %q is not a number in [0, 1]", item, pv)
+		}
+		ps[name] = p
+		if hasBound {
+			d, err := time.ParseDuration(bv)
+			if err != nil || d <= 0 {
+				return nil, nil, fmt.Errorf("%q: the bound %q is not a positive duration (such as 50ms)", item, bv)
+			}
+			bs[name] = d
+		}
+	}
+	if len(ps) == 0 {
+		return nil, nil, errors.New("want at least one name=probability")
+	}
+	return ps, bs, nil
+}
+
+// mergeFaults is a copy of base with over's entries set over it.
+func mergeFaults(base, over map[string]float64) map[string]float64 {
+	m := maps.Clone(base)
+	if m == nil {
+		m = map[string]float64{}
+	}
+	maps.Copy(m, over)
+	return m
+}
+
+// mergeBounds is mergeFaults for bounds.
+func mergeBounds(base, over map[string]time.Duration) map[string]time.Duration {
+	if len(over) == 0 {
+		return base
+	}
+	m := maps.Clone(base)
+	if m == nil {
+		m = map[string]time.Duration{}
+	}
+	maps.Copy(m, over)
+	return m
 }

@@ -293,6 +293,7 @@ func (s plan) execute(o Options, name string, tb tbase, body func(*T), detail bo
 		Detail:           detail,
 		Faults:           o.Faults,
 		FaultProbability: o.FaultProbability,
+		FaultBounds:      o.FaultBounds,
 		Start:            o.Start,
 		ClockFaults:      engine.ClockFaults(o.ClockFaults),
 		Transcribe:       s.transcribe,

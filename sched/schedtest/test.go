@@ -737,6 +737,11 @@ func optionFlags(o Options) []string {
 	if o.MaxSteps != engine.DefaultMaxSteps {
 		args = append(args, fmt.Sprintf("-dst.maxsteps=%d", o.MaxSteps))
 	}
+	if o.faultFlag != "" {
+		// The faults the command line turned on: without them the
+		// schedule draws none.
+		args = append(args, shellWord("-dst.faults="+o.faultFlag))
+	}
 	if d, ok := gotest.Timeout(); ok && currentMode().wrap && d != goTestTimeout {
 		// A wrapped test's virtual timeout is go test's -timeout: the
 		// line runs it under the same one, or the run would fail later

@@ -265,6 +265,9 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 	for name, p := range o.Faults {
 		h.Options = append(h.Options, fmt.Sprintf("fault.%s=%v", name, p))
 	}
+	for name, d := range o.FaultBounds {
+		h.Options = append(h.Options, fmt.Sprintf("faultbound.%s=%v", name, d))
+	}
 	if v := os.Getenv("DST_REWRITTEN"); v != "" {
 		// Code that dstreplay test rewrote: dstreplay exec and debug
 		// rewrite it again, with the same flags, to re-run it.
@@ -367,6 +370,7 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 	}
 	s := plan{Schedule: sc}
 	o.MaxSteps, o.Faults, o.FaultProbability, o.ClockFaults, o.Start = h.MaxSteps, nil, 0, ClockFaults{}, time.Time{}
+	o.FaultBounds, o.faultFlag = nil, ""
 	o.Timeout = 0 // none unless the trace says
 	o.startMoved = false
 	zone, moved := "", false
@@ -382,6 +386,15 @@ func fromHeader(h *trace.Header, o Options) (Options, plan, error) {
 				o.Faults = map[string]float64{}
 			}
 			o.Faults[strings.TrimPrefix(k, "fault.")], err = strconv.ParseFloat(v, 64)
+		case strings.HasPrefix(k, "faultbound."):
+			if o.FaultBounds == nil {
+				o.FaultBounds = map[string]time.Duration{}
+			}
+			var d time.Duration
+			if d, err = time.ParseDuration(v); err == nil && d <= 0 {
+				err = fmt.Errorf("not positive")
+			}
+			o.FaultBounds[strings.TrimPrefix(k, "faultbound.")] = d
 		case k == "faultprobability":
 			o.FaultProbability, err = strconv.ParseFloat(v, 64)
 		case k == "timeout":

@@ -1,18 +1,22 @@
 package simnet_test
 
 import (
-	"github.com/dstgo/dst/chans"
-	"github.com/dstgo/dst/sched"
-	"github.com/dstgo/dst/vtime"
+	"context"
+	"errors"
 	"io"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simnet"
+	"github.com/dstgo/dst/vtime"
 )
 
 // TestFaults: each fault of the network fires when the test gives it a
@@ -160,5 +164,172 @@ func TestNativeServer(t *testing.T) {
 	})
 	if err != nil || res.Failure != nil {
 		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
+
+// TestDelay: with FaultDelay, what is written arrives late, by at most the
+// bound, in order, and the FIN after it; the delays differ from schedule
+// to schedule.
+func TestDelay(t *testing.T) {
+	const bound = 40 * time.Millisecond
+	seen := map[time.Duration]bool{}
+	res, err := schedtest.Explore(schedtest.Options{Seed: 4, Iterations: 40,
+		Faults: map[string]float64{simnet.FaultDelay: 1}, FaultBounds: map[string]time.Duration{simnet.FaultDelay: bound}},
+		func(st *schedtest.T) {
+			l, err := simnet.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				st.Fatal(err)
+			}
+			defer l.Close()
+			c, err := simnet.Dial("tcp", l.Addr().String())
+			if err != nil {
+				st.Fatal(err)
+			}
+			s, _ := l.Accept()
+			defer s.Close()
+			start := vtime.Now()
+			for _, m := range []string{"a", "b", "c"} {
+				c.Write([]byte(m))
+			}
+			c.Close()
+			got, err := io.ReadAll(s)
+			took := vtime.Since(start)
+			seen[took] = true
+			if string(got) != "abc" || err != nil {
+				st.Errorf("read %q, %v: want \"abc\" then EOF", got, err)
+			}
+			if took <= 0 || took > bound {
+				st.Errorf("the bytes took %v to arrive, want more than 0 and at most %v", took, bound)
+			}
+		})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if len(seen) < 10 {
+		t.Errorf("%d distinct delays in 40 schedules, want them drawn", len(seen))
+	}
+}
+
+// TestPartitionDial: a dial across a partition waits for it to heal, or
+// fails when its deadline, or Linux's SYN retries (127s), come first, with
+// the error net's dial gives.
+func TestPartitionDial(t *testing.T) {
+	cases := []struct {
+		name    string
+		bound   time.Duration
+		timeout time.Duration
+		want    string
+		giveUp  time.Duration
+	}{
+		{"timeout", 2 * time.Second, 300 * time.Millisecond, "timeout", 300 * time.Millisecond},
+		{"syn retries", 400 * time.Second, 0, "timed out", 127 * time.Second},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outcomes := map[string]bool{}
+			res, err := schedtest.Explore(schedtest.Options{Seed: 8, Iterations: 40,
+				Faults: map[string]float64{simnet.FaultPartition: 1}, FaultBounds: map[string]time.Duration{simnet.FaultPartition: c.bound}},
+				func(st *schedtest.T) {
+					l, err := simnet.Listen("tcp", "127.0.0.1:0")
+					if err != nil {
+						st.Fatal(err)
+					}
+					defer l.Close()
+					start := vtime.Now()
+					conn, err := simnet.DialTimeout("tcp", l.Addr().String(), c.timeout)
+					took := vtime.Since(start)
+					got := kind(err)
+					var ne net.Error
+					switch {
+					case errors.Is(err, syscall.ETIMEDOUT):
+						got = "timed out"
+					case errors.As(err, &ne) && ne.Timeout():
+						got = "timeout" // net's dial timeout is not os.ErrDeadlineExceeded
+					}
+					outcomes[got] = true
+					switch {
+					case err == nil:
+						conn.Close()
+						if took <= 0 || took >= c.giveUp {
+							st.Errorf("dial across a partition connected after %v, want after it healed, before %v", took, c.giveUp)
+						}
+					case got != c.want:
+						st.Errorf("dial across a partition: %v, want %s", err, c.want)
+					case took != c.giveUp:
+						st.Errorf("dial gave up after %v, want %v", took, c.giveUp)
+					}
+					if err != nil && c.want == "timeout" && !errors.Is(err, context.DeadlineExceeded) {
+						st.Errorf("dial timeout %v is not context.DeadlineExceeded, as net's is", err)
+					}
+				})
+			if err != nil || res.Failure != nil {
+				t.Fatalf("%v %v", err, res.Failure)
+			}
+			if !outcomes["ok"] || !outcomes[c.want] {
+				t.Errorf("outcomes %v: want both connected and %s", outcomes, c.want)
+			}
+		})
+	}
+}
+
+// TestPartitionNodes: a partition is between nodes, named in the run's
+// log: a listener's address, to which the goroutines that accept from it,
+// and those they start, belong; and the test's goroutines. Data written
+// across it arrives when it heals, intact.
+func TestPartitionNodes(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Faults: map[string]float64{simnet.FaultPartition: 1}}, func(st *schedtest.T) {
+		a, _ := simnet.Listen("tcp", "127.0.0.1:7001")
+		b, _ := simnet.Listen("tcp", "127.0.0.1:7002")
+		defer a.Close()
+		defer b.Close()
+		done := chans.Make[string](1)
+		sched.Go(func() { // node A's server: a handler it starts calls node B
+			s, err := a.Accept()
+			if err != nil {
+				return
+			}
+			sched.Go(func() {
+				defer s.Close()
+				c, err := simnet.Dial("tcp", "127.0.0.1:7002")
+				if err != nil {
+					done.Send(err.Error())
+					return
+				}
+				defer c.Close()
+				c.Write([]byte("from A"))
+				c.Close()
+			})
+		})
+		sched.Go(func() { // node B's server
+			s, err := b.Accept()
+			if err != nil {
+				return
+			}
+			got, _ := io.ReadAll(s)
+			done.Send(string(got))
+		})
+		c, err := simnet.Dial("tcp", "127.0.0.1:7001")
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer c.Close()
+		if got := done.Recv(); got != "from A" {
+			st.Errorf("B read %q, want what A sent", got)
+		}
+		st.Log("ok")
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	logs := strings.Join(res.Logs, "\n")
+	for _, want := range []string{"the test", "127.0.0.1:7001", "127.0.0.1:7002"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("the log does not name node %s:\n%s", want, logs)
+		}
+	}
+	if !strings.Contains(logs, "simnet: partition: 127.0.0.1:7001 and 127.0.0.1:7002") &&
+		!strings.Contains(logs, "simnet: partition: 127.0.0.1:7002 and 127.0.0.1:7001") &&
+		!regexp.MustCompile(`127\.0\.0\.1:700[12] cannot reach 127\.0\.0\.1:700[12]`).MatchString(logs) {
+		t.Errorf("no partition between A's handler and B: the handler is not A's:\n%s", logs)
 	}
 }

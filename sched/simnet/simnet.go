@@ -3,6 +3,7 @@ package simnet
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -31,13 +32,39 @@ const (
 	FaultRefuse    = "net.refuse"     // a dial is refused (ECONNREFUSED)
 	FaultReset     = "net.reset"      // a write resets the connection (ECONNRESET on both ends)
 	FaultShortRead = "net.short-read" // a read returns fewer bytes than it could (TCP may cut a stream anywhere)
+	// FaultDelay: what a write sends arrives late, by up to the fault's
+	// bound (default DefaultDelay), in order with what was sent before.
+	FaultDelay = "net.delay"
+	// FaultPartition: at a dial or a write between two nodes, the link
+	// between them stops delivering, both ways or one way, for up to the
+	// fault's bound (default DefaultPartition). What is sent meanwhile
+	// arrives when it heals, as TCP retransmits; a dial waits for it, or
+	// for its deadline.
+	FaultPartition = "net.partition"
 )
+
+// The bounds of the faults that last, when the test gives none
+// (schedtest.Options.FaultBounds, -dst.faults=name=p:bound).
+const (
+	DefaultDelay     = 10 * time.Millisecond
+	DefaultPartition = 5 * time.Second
+)
+
+// synTimeout is how long a connect that is never answered waits before it
+// fails with ETIMEDOUT, when nothing bounds it sooner: Linux's six SYN
+// retries, doubling from one second.
+const synTimeout = 127 * time.Second
 
 // firstPort is the first port a listener on port 0 is given in a run.
 const firstPort = 32768
 
 // network is a run's simulated network: its listeners by address. One
 // mutex guards all of it; each wait is on a condition of its own.
+//
+// A node of the network is a listener's address, and the goroutines that
+// accepted a connection from it with every goroutine they started (the
+// server's); the run's other goroutines are the test's node. A partition
+// cuts the links between two nodes.
 type network struct {
 	mu        sched.Mutex
 	listeners map[netip.AddrPort]*listener
@@ -45,7 +72,16 @@ type network struct {
 	unix      map[string]*listener    // unix listeners by path
 	unixUsed  map[string]bool
 	nextPort  uint16
+	member    map[int]string     // the node of each goroutine that accepted, by number
+	cuts      map[link]time.Time // the links partitioned, until when
 }
+
+// link is the direction from one node to another.
+type link struct{ from, to string }
+
+// testNode is the name of the node of the goroutines no listener's
+// accepting goroutine started.
+const testNode = "the test"
 
 // networkKey is where a run keeps its network (engine.G.Shadow).
 var networkKey byte
@@ -61,7 +97,8 @@ func current() *network {
 		return n
 	}
 	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{},
-		unix: map[string]*listener{}, unixUsed: map[string]bool{}, nextPort: firstPort}
+		unix: map[string]*listener{}, unixUsed: map[string]bool{}, nextPort: firstPort,
+		member: map[int]string{}, cuts: map[link]time.Time{}}
 	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
 	return n
 }
@@ -138,13 +175,13 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 		return d.DialContext(ctx, network, address)
 	}
 	if network == "unix" {
-		if c, err, ok := n.dialUnix(ctx, address); ok {
+		if c, err, ok := n.dialUnix(ctx, dialDeadline(d), address); ok {
 			return c, err
 		}
 	}
 	ap, ok := dialAddr(network, address)
 	if ok {
-		if c, err, ok := n.dial(ctx, network, ap); ok {
+		if c, err, ok := n.dial(ctx, dialDeadline(d), network, ap); ok {
 			return c, err
 		}
 	}
@@ -154,6 +191,18 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 		return nil, err
 	}
 	return &nativeConn{Conn: c}, nil
+}
+
+// dialDeadline is when a dial with d must have connected, on the virtual
+// clock; zero if d sets no bound.
+func dialDeadline(d *net.Dialer) time.Time {
+	dl := d.Deadline
+	if d.Timeout > 0 {
+		if t := vtime.Now().Add(d.Timeout); dl.IsZero() || t.Before(dl) {
+			dl = t
+		}
+	}
+	return dl
 }
 
 // DialerDial is d.Dial(network, address): inside a run, as Dial.
@@ -281,7 +330,7 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap),
 			Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap)}
+	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: ap.String()}
 	l.ready.L = &n.mu
 	n.listeners[ap], n.used[ap] = l, true
 	return l, nil
@@ -317,7 +366,7 @@ func (n *network) lookup(ap netip.AddrPort) *listener {
 
 // dial connects to the listener at ap; ok is false when the network has
 // none there.
-func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (c net.Conn, err error, ok bool) {
+func (n *network) dial(ctx context.Context, deadline time.Time, network string, ap netip.AddrPort) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.lookup(ap)
@@ -332,26 +381,175 @@ func (n *network) dial(ctx context.Context, network string, ap netip.AddrPort) (
 	}
 	local := netip.AddrPortFrom(ap.Addr(), n.nextPort)
 	n.nextPort++
-	c, err = n.connect(ctx, l, network, net.TCPAddrFromAddrPort(local), raddr)
+	c, err = n.connect(ctx, deadline, l, network, net.TCPAddrFromAddrPort(local), raddr)
 	return c, err, true
 }
 
 // connect makes a connection of the dial's network from local to the
 // listener l, at remote, and queues its server's end for Accept (the
 // caller holds the lock); the dial's context, done, or FaultRefuse refuse
-// it.
-func (n *network) connect(ctx context.Context, l *listener, network string, local, remote net.Addr) (net.Conn, error) {
+// it. Across a partition it waits for the partition to heal, unless the
+// dial's deadline, its context or synTimeout comes first.
+func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, network string, local, remote net.Addr) (net.Conn, error) {
+	opError := func(err error) error { return &net.OpError{Op: "dial", Net: network, Addr: remote, Err: err} }
 	if err := ctx.Err(); err != nil {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: err}
+		return nil, opError(mapContextErr(err))
+	}
+	from := n.nodeOf(engine.Current())
+	n.partition(from, l.node)
+	if heal := n.cutBetween(from, l.node); !heal.IsZero() {
+		if err := n.waitHeal(ctx, deadline, heal); err != nil {
+			return nil, opError(err)
+		}
+		if l.closed {
+			return nil, opError(os.NewSyscallError("connect", syscall.ECONNREFUSED))
+		}
 	}
 	if sched.Fault(FaultRefuse) {
-		return nil, &net.OpError{Op: "dial", Net: network, Addr: remote, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+		return nil, opError(os.NewSyscallError("connect", syscall.ECONNREFUSED))
 	}
 	client, server := n.pair(network, local, remote)
+	client.from, client.to = from, l.node
+	server.from, server.to = l.node, from
 	l.queue = append(l.queue, server)
 	l.ready.Signal()
 	return client, nil
 }
+
+// waitHeal waits, with the lock released, until heal, unless deadline,
+// ctx's end or synTimeout comes first: then the error the dial fails
+// with.
+func (n *network) waitHeal(ctx context.Context, deadline, heal time.Time) error {
+	n.mu.Unlock()
+	defer n.mu.Lock()
+	start := vtime.Now()
+	giveUp := start.Add(synTimeout)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(giveUp) {
+		giveUp = dl
+	}
+	if !deadline.IsZero() && deadline.Before(giveUp) {
+		giveUp = deadline
+	}
+	for {
+		now := vtime.Now()
+		if err := ctx.Err(); err != nil {
+			return mapContextErr(err)
+		}
+		if !now.Before(heal) {
+			return nil
+		}
+		if !now.Before(giveUp) {
+			if giveUp.Equal(start.Add(synTimeout)) {
+				return os.NewSyscallError("connect", syscall.ETIMEDOUT)
+			}
+			return timeoutError{}
+		}
+		// A context canceled without a deadline is seen within a
+		// tenth of a second.
+		vtime.Sleep(min(heal.Sub(now), giveUp.Sub(now), 100*time.Millisecond))
+	}
+}
+
+// mapContextErr is the error a dial whose context ended fails with, as
+// net's: one that is the context's error, and reads as net's does.
+func mapContextErr(err error) error {
+	switch err {
+	case context.Canceled:
+		return canceledError{}
+	case context.DeadlineExceeded:
+		return timeoutError{}
+	}
+	return err
+}
+
+// timeoutError is a dial's timeout, as net's: "i/o timeout", a
+// net.Error whose Timeout is true, and context.DeadlineExceeded.
+type timeoutError struct{}
+
+func (timeoutError) Error() string      { return "i/o timeout" }
+func (timeoutError) Timeout() bool      { return true }
+func (timeoutError) Temporary() bool    { return true }
+func (timeoutError) Is(err error) bool  { return err == context.DeadlineExceeded }
+func (canceledError) Error() string     { return "operation was canceled" }
+func (canceledError) Is(err error) bool { return err == context.Canceled }
+
+// canceledError is a dial's cancellation, as net's.
+type canceledError struct{}
+
+// nodeOf is the node g belongs to: that of the listener it, or the
+// nearest goroutine that started it, accepted from; else the test's.
+func (n *network) nodeOf(g *engine.G) string {
+	for ; g != nil; g = g.Parent() {
+		if node, ok := n.member[g.Num()]; ok {
+			return node
+		}
+	}
+	return testNode
+}
+
+// partition draws FaultPartition for the link between the nodes from and
+// to (the caller holds the lock): when it fires, the link stops
+// delivering both ways, or one of them, for a time drawn up to the
+// fault's bound. The run's log says so.
+func (n *network) partition(from, to string) {
+	if from == to || !sched.Fault(FaultPartition) {
+		return
+	}
+	g := engine.Current()
+	src := g.Source()
+	d := time.Duration(src.At(partitionKey).IntRange(1, int(g.FaultBound(FaultPartition, DefaultPartition))))
+	heal := vtime.Now().Add(d)
+	ways := []link{{from, to}, {to, from}}
+	switch src.At(partitionWayKey).IntRange(0, 2) {
+	case 1:
+		ways = ways[:1]
+	case 2:
+		ways = ways[1:]
+	}
+	for _, w := range ways {
+		if heal.After(n.cuts[w]) {
+			n.cuts[w] = heal
+		}
+	}
+	what := fmt.Sprintf("%s and %s cannot reach each other", from, to)
+	if len(ways) == 1 {
+		what = fmt.Sprintf("%s cannot reach %s (the other way works)", ways[0].from, ways[0].to)
+	}
+	g.Log(fmt.Sprintf("simnet: partition: %s for %v", what, d))
+}
+
+// cut is when the link from one node to another heals, if it is
+// partitioned now; else zero.
+func (n *network) cut(from, to string) time.Time {
+	if len(n.cuts) == 0 {
+		return time.Time{}
+	}
+	heal, ok := n.cuts[link{from, to}]
+	if !ok {
+		return time.Time{}
+	}
+	if !vtime.Now().Before(heal) {
+		delete(n.cuts, link{from, to})
+		return time.Time{}
+	}
+	return heal
+}
+
+// cutBetween is when the later of the two ways between a and b heals, if
+// either is partitioned (a connection needs both: a SYN and its answer).
+func (n *network) cutBetween(a, b string) time.Time {
+	h1, h2 := n.cut(a, b), n.cut(b, a)
+	if h2.After(h1) {
+		return h2
+	}
+	return h1
+}
+
+var (
+	partitionKey    = entropy.KeyOf("simnet.partition")
+	partitionWayKey = entropy.KeyOf("simnet.partition.way")
+	delayKey        = entropy.KeyOf("simnet.delay")
+)
 
 // listenUnix is a unix stream listener at path.
 func (n *network) listenUnix(path string) (net.Listener, error) {
@@ -361,7 +559,7 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 	if n.unix[path] != nil {
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	l := &listener{n: n, network: "unix", path: path, addr: addr}
+	l := &listener{n: n, network: "unix", path: path, addr: addr, node: path}
 	l.ready.L = &n.mu
 	n.unix[path], n.unixUsed[path] = l, true
 	return l, nil
@@ -369,7 +567,7 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 
 // dialUnix connects to the unix listener at path; ok is false when the
 // run never had one there.
-func (n *network) dialUnix(ctx context.Context, path string) (c net.Conn, err error, ok bool) {
+func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.unix[path]
@@ -381,7 +579,7 @@ func (n *network) dialUnix(ctx context.Context, path string) (c net.Conn, err er
 	case l == nil:
 		return nil, nil, false
 	}
-	c, err = n.connect(ctx, l, "unix", &net.UnixAddr{Net: "unix"}, raddr) // the client's end is unnamed
+	c, err = n.connect(ctx, deadline, l, "unix", &net.UnixAddr{Net: "unix"}, raddr) // the client's end is unnamed
 	return c, err, true
 }
 
@@ -403,6 +601,7 @@ type listener struct {
 	ap      netip.AddrPort // a TCP listener's address
 	path    string         // a unix listener's
 	addr    net.Addr
+	node    string  // the node it is: its address
 	queue   []*Conn // connected, not yet accepted
 	closed  bool
 	ready   sched.Cond // a connection is queued, or the listener closed
@@ -420,6 +619,11 @@ func (l *listener) Accept() (net.Conn, error) {
 			c := l.queue[0]
 			l.queue[0] = nil
 			l.queue = l.queue[1:]
+			if g := engine.Current(); g != nil {
+				if _, ok := l.n.member[g.Num()]; !ok {
+					l.n.member[g.Num()] = l.node // the server's goroutine: its node's
+				}
+			}
 			return c, nil
 		}
 		l.ready.Wait()
@@ -458,11 +662,70 @@ func (l *listener) opError(op string, err error) error {
 // read, and how the writing and the reading ends stand.
 type pipe struct {
 	buf      []byte
-	eof      bool // the writer closed (or half-closed) its end: a FIN
-	reset    bool // the connection was reset: an RST
-	gone     bool // the reader closed its end: what arrives now is answered by an RST
+	late     []segment // the bytes at buf's end that have not arrived yet, in order
+	lateN    int       // how many bytes late holds
+	finAt    time.Time // when the FIN arrives, once eof is set (zero: at once)
+	eof      bool      // the writer closed (or half-closed) its end: a FIN
+	reset    bool      // the connection was reset: an RST
+	gone     bool      // the reader closed its end: what arrives now is answered by an RST
 	readable sched.Cond
 	writable sched.Cond
+}
+
+// segment is a run of bytes sent that arrives at a later time.
+type segment struct {
+	n  int
+	at time.Time
+}
+
+// arrived is how many bytes of buf have arrived by now.
+func (p *pipe) arrived(now time.Time) int {
+	for len(p.late) > 0 && !p.late[0].at.After(now) {
+		p.lateN -= p.late[0].n
+		p.late = p.late[1:]
+	}
+	if len(p.late) == 0 {
+		p.late = nil
+	}
+	return len(p.buf) - p.lateN
+}
+
+// next is when the next bytes, or the FIN, arrive; zero if nothing is on
+// its way.
+func (p *pipe) next() time.Time {
+	if len(p.late) > 0 {
+		return p.late[0].at
+	}
+	if p.eof && len(p.buf) == 0 {
+		return p.finAt
+	}
+	return time.Time{}
+}
+
+// send appends b, to arrive at at, after all that was sent before it.
+func (p *pipe) send(b []byte, at, now time.Time) {
+	p.buf = append(p.buf, b...)
+	if len(p.late) > 0 && at.Before(p.late[len(p.late)-1].at) {
+		at = p.late[len(p.late)-1].at
+	}
+	if !at.After(now) {
+		return
+	}
+	if k := len(p.late) - 1; k >= 0 && p.late[k].at.Equal(at) {
+		p.late[k].n += len(b)
+	} else {
+		p.late = append(p.late, segment{len(b), at})
+	}
+	p.lateN += len(b)
+}
+
+// arrival is when what is sent now on p from one node to another arrives:
+// now, or once the link heals (the caller holds the lock).
+func (c *Conn) arrival(now time.Time) time.Time {
+	if heal := c.n.cut(c.from, c.to); heal.After(now) {
+		return heal
+	}
+	return now
 }
 
 // Conn is one end of a simulated TCP connection. Reads and writes are
@@ -476,6 +739,7 @@ type Conn struct {
 	in, out       *pipe
 	closed        bool
 	rdl, wdl      time.Time
+	from, to      string // the node of this end, and the peer's
 }
 
 // Read reads what the peer wrote: it blocks until there is some, the peer
@@ -485,13 +749,14 @@ func (c *Conn) Read(b []byte) (int, error) {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
 	for {
+		now := vtime.Now()
 		switch p := c.in; {
 		case c.closed:
 			return 0, c.opError("read", net.ErrClosed)
 		case past(c.rdl): // before what there is to read, as Go's poller checks
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
-		case len(p.buf) > 0 || len(b) == 0 && !p.reset:
-			k := copy(b, p.buf)
+		case p.arrived(now) > 0 || len(b) == 0 && !p.reset:
+			k := copy(b, p.buf[:p.arrived(now)])
 			if k > 1 && sched.Fault(FaultShortRead) {
 				k = 1 + c.draw(k-1)
 			}
@@ -503,10 +768,10 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return k, nil
 		case p.reset:
 			return 0, c.opError("read", os.NewSyscallError("read", syscall.ECONNRESET))
-		case p.eof:
+		case p.eof && len(p.buf) == 0 && !p.finAt.After(now):
 			return 0, io.EOF
 		}
-		c.wait(&c.in.readable, c.rdl)
+		c.wait(&c.in.readable, c.rdl, c.in.next())
 	}
 }
 
@@ -516,6 +781,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
 	done := 0
+	var at time.Time // when what this write sends arrives
 	for {
 		p := c.out
 		switch {
@@ -539,13 +805,43 @@ func (c *Conn) Write(b []byte) (int, error) {
 		case done == len(b):
 			return done, nil
 		case len(p.buf) < Window:
+			now := vtime.Now()
+			if at.IsZero() {
+				at = c.sendTime(now)
+			}
 			k := min(Window-len(p.buf), len(b)-done)
-			p.buf = append(p.buf, b[done:done+k]...)
+			p.send(b[done:done+k], at, now)
 			done += k
 			p.readable.Broadcast()
 			continue
 		}
-		c.wait(&p.writable, c.wdl)
+		c.wait(&p.writable, c.wdl, time.Time{})
+	}
+}
+
+// sendTime is when what a write sends now arrives: at once, or once a
+// partition heals, and later by FaultDelay (the caller holds the lock).
+func (c *Conn) sendTime(now time.Time) time.Time {
+	c.n.partition(c.from, c.to)
+	at := c.arrival(now)
+	if sched.Fault(FaultDelay) {
+		g := engine.Current()
+		at = at.Add(time.Duration(g.Source().At(delayKey).IntRange(1, int(g.FaultBound(FaultDelay, DefaultDelay)))))
+	}
+	return at
+}
+
+// fin sends the FIN: it arrives after what was sent, and not across a
+// partition.
+func (c *Conn) fin() {
+	p := c.out
+	if p.eof {
+		return
+	}
+	now := vtime.Now()
+	p.eof, p.finAt = true, c.arrival(now)
+	if k := len(p.late); k > 0 && p.late[k-1].at.After(p.finAt) {
+		p.finAt = p.late[k-1].at
 	}
 }
 
@@ -561,8 +857,8 @@ func (c *Conn) Close() error {
 	if len(c.in.buf) > 0 {
 		c.out.reset = true
 	}
-	c.out.eof = true
-	c.in.gone, c.in.buf = true, nil
+	c.fin()
+	c.in.gone, c.in.buf, c.in.late, c.in.lateN = true, nil, nil, 0
 	c.wakeAll()
 	return nil
 }
@@ -575,7 +871,7 @@ func (c *Conn) CloseWrite() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
 	}
-	c.out.eof = true
+	c.fin()
 	c.wakeAll()
 	return nil
 }
@@ -588,7 +884,7 @@ func (c *Conn) CloseRead() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
 	}
-	c.in.eof, c.in.buf = true, nil
+	c.in.eof, c.in.buf, c.in.late, c.in.lateN, c.in.finAt = true, nil, nil, 0, time.Time{}
 	c.wakeAll()
 	return nil
 }
@@ -596,7 +892,9 @@ func (c *Conn) CloseRead() error {
 // abort resets the connection at both ends (the caller holds the lock).
 func (c *Conn) abort() {
 	c.in.reset, c.out.reset = true, true
-	c.in.buf, c.out.buf = nil, nil
+	for _, p := range []*pipe{c.in, c.out} {
+		p.buf, p.late, p.lateN = nil, nil, 0
+	}
 	c.wakeAll()
 }
 
@@ -645,9 +943,12 @@ func (c *Conn) setError() error {
 	return nil
 }
 
-// wait waits on cond (the caller holds the lock) until it is signalled or
-// the deadline, if any, passes.
-func (c *Conn) wait(cond *sched.Cond, deadline time.Time) {
+// wait waits on cond (the caller holds the lock) until it is signalled,
+// the deadline passes, or the time wake comes; a zero time is none.
+func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) {
+	if deadline.IsZero() || !wake.IsZero() && wake.Before(deadline) {
+		deadline = wake
+	}
 	if deadline.IsZero() {
 		cond.Wait()
 		return
