@@ -826,7 +826,9 @@ func (c *Conn) sendTime(now time.Time) time.Time {
 	at := c.arrival(now)
 	if sched.Fault(FaultDelay) {
 		g := engine.Current()
-		at = at.Add(time.Duration(g.Source().At(delayKey).IntRange(1, int(g.FaultBound(FaultDelay, DefaultDelay)))))
+		d := time.Duration(g.Source().At(delayKey).IntRange(1, int(g.FaultBound(FaultDelay, DefaultDelay))))
+		at = at.Add(d)
+		g.Log(fmt.Sprintf("simnet: delay: a write from %s to %s arrives %v late", c.from, c.to, d))
 	}
 	return at
 }
