@@ -15,7 +15,7 @@
 // With no delay on the network the bug never shows, however the
 // goroutines interleave: under
 //
-//	DST_DEMO=1 go tool dstreplay test -wrap -rewrite=net/http/... -dst.faults=net.delay=0.5:20ms ./examples/lease -run TestBuggy
+//	DST_DEMO=1 go tool dstreplay test -wrap -dst.faults=net.delay=0.5:20ms ./examples/lease -run TestBuggy
 //
 // the lock server's and the nodes' HTTP goroutines run on the scheduler
 // over the simulated network, whose writes arrive up to 20ms late with

@@ -15,7 +15,7 @@ import (
 func buggy(t *testing.T) {
 	t.Helper()
 	if os.Getenv("DST_DEMO") != "1" {
-		t.Skip("the buggy twin: run with DST_DEMO=1, under dstreplay test -wrap -rewrite=net/http/... -dst.faults=net.delay=0.5:20ms")
+		t.Skip("the buggy twin: run with DST_DEMO=1, under dstreplay test -wrap -dst.faults=net.delay=0.5:20ms")
 	}
 }
 

@@ -8,7 +8,7 @@
 // replicas, which the store promises) reads nothing when the copy is
 // still on its way. Natively the test fails now and then; under
 //
-//	DST_DEMO=1 go tool dstreplay test -wrap -rewrite=net/http/... ./examples/replica -run TestBuggy
+//	DST_DEMO=1 go tool dstreplay test -wrap ./examples/replica -run TestBuggy
 //
 // the HTTP servers' and clients' goroutines (net/http's own) are the run's,
 // over a simulated network, and the scheduler finds the order in a few

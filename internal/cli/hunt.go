@@ -122,6 +122,7 @@ func runHunt(e *env, args []string) int {
 	fs.BoolVar(&cfg.Verbose, "v", false, "show the workers' other output, and notes on the tests")
 	github := fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "report to GitHub Actions: an error annotation per failure on stdout, and a job summary appended to $GITHUB_STEP_SUMMARY (default: true when $GITHUB_ACTIONS is)")
 	wrap := fs.Bool("wrap", false, "hunt every test function of the packages under the scheduler, as it is (as dstreplay test -wrap)")
+	nativeHTTP := fs.Bool("nativehttp", false, "with -wrap, leave net/http and httptest native (as dstreplay test -nativehttp)")
 	var extra, merge patternList
 	fs.Var(&merge, "merge", "first add to -corpus the inputs of the corpora in `dirs` (comma-separated: other machines' hunts of the same tests, a cluster's shared corpus)")
 	fs.Var(&extra, "rewrite", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (as dstreplay test)")
@@ -156,7 +157,7 @@ func runHunt(e *env, args []string) int {
 	if cfg.Race {
 		build = append(build, "-race")
 	}
-	rw, code := rewriteFor(e, "hunt", *wrap, extra, patterns, build)
+	rw, code := rewriteFor(e, "hunt", wrapMode{*wrap, *nativeHTTP}, extra, patterns, build)
 	if code != ExitOK {
 		return code
 	}
@@ -164,7 +165,7 @@ func runHunt(e *env, args []string) int {
 	if cfg.Verbose {
 		fmt.Fprintf(e.stderr, "dstreplay hunt: %d file(s) rewritten (-overlay=%s)\n", rw.files, rw.overlay)
 	}
-	rerun := rerunCommand(*wrap, extra, cfg.Race)
+	rerun := rerunCommand(wrapMode{*wrap, *nativeHTTP}, extra, cfg.Race)
 	// From here, SIGINT and SIGTERM end the hunt rather than the command;
 	// one that comes while the binaries build is seen when the hunt starts.
 	sigs := make(chan os.Signal, 1)
@@ -260,12 +261,15 @@ func writeFinding(w io.Writer, f *hunt.Finding, rerun string, output bool) {
 // test again as the hunt built it: dstreplay test with the hunt's rewrite
 // flags (the code is rewritten as the hunt rewrote it), -count=1 and -race
 // when the hunt had it.
-func rerunCommand(wrap bool, extra []string, race bool) string {
+func rerunCommand(w wrapMode, extra []string, race bool) string {
 	dir, _ := os.Getwd()
 	how := cmp.Or(invocation(dir), "dstreplay")
 	cmd := how + " test"
-	if wrap {
+	if w.wrap {
 		cmd += " -wrap"
+	}
+	if w.wrap && w.nativeHTTP {
+		cmd += " -nativehttp"
 	}
 	if len(extra) > 0 {
 		cmd += " -rewrite=" + shellQuote(strings.Join(extra, ","))

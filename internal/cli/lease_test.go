@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// TestLeaseExample: examples/lease's ordinary test, unedited, under -wrap
-// -rewrite=net/http/...: the buggy node's lease outlives the lock
-// server's only when the network delays the answer, so no schedule finds
-// it without -dst.faults, and one with net.delay does, naming the delays;
-// the fixed twin passes 10,000 schedules with the delays.
+// TestLeaseExample: examples/lease's ordinary test, unedited, under
+// -wrap: the buggy node's lease outlives the lock server's only when the
+// network delays the answer, so no schedule finds it without -dst.faults,
+// and one with net.delay does, naming the delays; the fixed twin passes
+// 10,000 schedules with the delays.
 func TestLeaseExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("rewrites net/http and explores 10,000 schedules")
@@ -19,7 +19,7 @@ func TestLeaseExample(t *testing.T) {
 	t.Setenv("DST_DEMO", "1")
 	run := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := Main(append([]string{"test", "-wrap", "-rewrite=net/http/...", "-count=1", "-v", "-dst.dir=off"}, args...), &out, &errb)
+		code := Main(append([]string{"test", "-wrap", "-count=1", "-v", "-dst.dir=off"}, args...), &out, &errb)
 		return code, out.String() + errb.String()
 	}
 	const delays = "-dst.faults=net.delay=0.5:20ms"

@@ -250,9 +250,10 @@ func TestCache(t *testing.T) {
 }
 
 // TestWrapSaysWhatRunsNatively: a wrapped test that starts an HTTP server
-// and calls it passes as before, and says that the server and the client
-// ran natively, with where they were called, instead of passing its
-// schedules in silence as if their goroutines had been explored.
+// and calls it, with -nativehttp, passes as before, and says that the
+// server and the client ran natively, with where they were called, instead
+// of passing its schedules in silence as if their goroutines had been
+// explored. Without -nativehttp, nothing runs natively.
 func TestWrapSaysWhatRunsNatively(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own, fetching dependencies")
@@ -282,13 +283,17 @@ func TestServer(t *testing.T) {
 }
 `,
 	})
-	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=3 -dst.dir=off")
+	out, err := m.sh("go tool dstreplay test -wrap -nativehttp . -count=1 -v -dst.iters=3 -dst.dir=off")
 	if err != nil || !strings.Contains(out, "--- PASS: TestServer") {
 		t.Fatalf("the wrapped test: %v\n%s", err, out)
 	}
-	for _, want := range []string{"the test called httptest.NewServer (mine_test.go:11), http.Get (mine_test.go:13), which run natively", "not explored"} {
+	for _, want := range []string{"the test called httptest.NewServer (mine_test.go:11), http.Get (mine_test.go:13), which run natively", "not explored", "unless -nativehttp is given"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
 		}
+	}
+	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=3 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "3 schedules passed") || strings.Contains(out, "natively") {
+		t.Errorf("the wrapped test with net/http on the scheduler (the default): %v; want 3 schedules passed, nothing native\n%s", err, out)
 	}
 }

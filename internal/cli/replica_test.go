@@ -7,7 +7,7 @@ import (
 )
 
 // TestReplicaExample: examples/replica's ordinary test, unedited, under
-// -wrap -rewrite=net/http/...: the buggy primary's stale follower read is
+// -wrap: the buggy primary's stale follower read is
 // found, and the fixed twin passes 10,000 schedules with nothing run natively.
 func TestReplicaExample(t *testing.T) {
 	if testing.Short() {
@@ -17,7 +17,7 @@ func TestReplicaExample(t *testing.T) {
 	t.Setenv("DST_DEMO", "1")
 	run := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer
-		code := Main(append([]string{"test", "-wrap", "-rewrite=net/http/...", "-count=1", "-v", "-dst.dir=off"}, args...), &out, &errb)
+		code := Main(append([]string{"test", "-wrap", "-count=1", "-v", "-dst.dir=off"}, args...), &out, &errb)
 		return code, out.String() + errb.String()
 	}
 	code, out := run("-run", "^TestBuggyReadYourWrites$", "./examples/replica")

@@ -96,22 +96,22 @@ func TestFixed(t *testing.T) {
 `,
 }
 
-// TestWrapRunsHTTPOnTheScheduler: with -rewrite=net/http/..., an
-// httptest server's goroutines and the client's are the run's, over the
-// simulated network: a lost update between two requests is found, its
-// schedule runs net/http's goroutines, its saved trace fails again in a new
-// process, and the fixed twin passes. Without the flag, the note says how
-// to get there.
+// TestWrapRunsHTTPOnTheScheduler: under -wrap (by default), an httptest
+// server's goroutines and the client's are the run's, over the simulated
+// network: a lost update between two requests is found, its schedule runs
+// net/http's goroutines, its saved trace fails again in a new process
+// (there with the default named: -rewrite=net/http/...), and the fixed twin
+// passes. With -nativehttp, the note says what ran natively.
 func TestWrapRunsHTTPOnTheScheduler(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own and rewrites net/http")
 	}
 	m := newOwnModule(t, webModule)
-	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -run '^TestFixed$' -dst.iters=3 -dst.dir=off")
-	if err != nil || !strings.Contains(out, "run natively") || !strings.Contains(out, "-rewrite=net/http/...") {
-		t.Fatalf("without the flag: %v; want a pass that says httptest runs natively and how to change it\n%s", err, out)
+	out, err := m.sh("go tool dstreplay test -wrap -nativehttp . -count=1 -v -run '^TestFixed$' -dst.iters=3 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "run natively") || !strings.Contains(out, "unless -nativehttp") {
+		t.Fatalf("with -nativehttp: %v; want a pass that says httptest runs natively and why\n%s", err, out)
 	}
-	out, err = m.sh("go tool dstreplay test -wrap -rewrite=net/http/... . -count=1 -run '^TestLossy$' -dst.iters=2000")
+	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -run '^TestLossy$' -dst.iters=2000")
 	if err == nil {
 		t.Fatalf("the lost update was not found:\n%s", out)
 	}
@@ -136,7 +136,7 @@ func TestWrapRunsHTTPOnTheScheduler(t *testing.T) {
 	if err == nil || !strings.Contains(out, "count = 1, want 2") || strings.Contains(out, "diverged") {
 		t.Errorf("the saved trace, replayed in a new process: %v; want the same failure, no divergence\n%s", err, out)
 	}
-	out, err = m.sh("go tool dstreplay test -wrap -rewrite=net/http/... . -count=1 -v -run '^TestFixed$' -dst.iters=1000")
+	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -v -run '^TestFixed$' -dst.iters=1000")
 	if err != nil || !strings.Contains(out, "1000 schedules passed") || strings.Contains(out, "natively") {
 		t.Errorf("the fixed twin: %v; want 1000 schedules passed, nothing native\n%s", err, out)
 	}

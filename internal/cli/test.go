@@ -56,8 +56,9 @@ func runTest(e *env, args []string) int {
 	fs.String("rewrite", "", "rewrite the dependencies matching `patterns` (comma-separated import paths, with ...) or refuse to run; none: no dependency but those (default: every dependency, those the rewrite refuses natively)")
 	fs.Bool("overlay", false, "print the path of the -overlay file and stop (for go build, go vet, gopls)")
 	fs.Bool("wrap", false, "run every test function (and fuzz target) of the tested packages under the scheduler, as it is")
+	fs.Bool("nativehttp", false, "with -wrap, leave net/http and httptest as they are: their goroutines run natively, on Go's network (default: on the scheduler, over the simulated network)")
 	var extra []string
-	overlayOnly, wrap := false, false
+	overlayOnly, wrap, nativeHTTP := false, false, false
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -87,6 +88,9 @@ func runTest(e *env, args []string) int {
 		case "wrap":
 			wrap = true
 			continue
+		case "nativehttp":
+			nativeHTTP = true
+			continue
 		}
 		rest = append(rest, a)
 	}
@@ -95,7 +99,7 @@ func runTest(e *env, args []string) int {
 	if !given {
 		patterns = []string{"."}
 	}
-	rw, code := rewriteFor(e, "test", wrap, extra, patterns, flags)
+	rw, code := rewriteFor(e, "test", wrapMode{wrap, nativeHTTP}, extra, patterns, flags)
 	if code != ExitOK {
 		return code
 	}
@@ -139,11 +143,28 @@ type rewritten struct {
 	env     []string
 }
 
+// wrapMode is how -wrap was given: whether it was, and whether
+// -nativehttp leaves the standard HTTP stack native under it.
+type wrapMode struct{ wrap, nativeHTTP bool }
+
+// http reports whether the standard HTTP stack is rewritten onto the
+// scheduler by default: under -wrap, unless -nativehttp.
+func (w wrapMode) http() bool { return w.wrap && !w.nativeHTTP }
+
+// httpPattern is the -rewrite pattern that names the standard HTTP stack
+// (rewrite.StdPackages).
+const httpPattern = "net/http/..."
+
 // rewriteFor rewrites the packages that patterns match, with go's build
 // flags (-race, -tags), their module's packages and the dependencies that
 // -wrap and -rewrite's patterns (extra) say, for the command cmd; on
-// failure it has said why on stderr and returns the exit code.
-func rewriteFor(e *env, cmd string, wrap bool, extra, patterns, flags []string) (rewritten, int) {
+// failure it has said why on stderr and returns the exit code. Under -wrap
+// (without -nativehttp) net/http and httptest are rewritten too, where the
+// tests depend on them, as -rewrite=net/http/... would, but a refusal
+// leaves them native with a note; the marker then names the pattern, so
+// that reports, traces and replays know.
+func rewriteFor(e *env, cmd string, w wrapMode, extra, patterns, flags []string) (rewritten, int) {
+	wrap := w.wrap
 	dir, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
@@ -154,13 +175,17 @@ func rewriteFor(e *env, cmd string, wrap bool, extra, patterns, flags []string) 
 		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
 		return rewritten{}, ExitUsage
 	}
-	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: set, Deps: deps, Wrap: wrap, Flags: flags, Stderr: e.stderr})
+	path, n, err := rewrite.Overlay(rewrite.Options{Dir: dir, Patterns: patterns, Rewrite: set, Deps: deps, Wrap: wrap, HTTP: w.http(), Flags: flags, Stderr: e.stderr})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
 		return rewritten{}, ExitFailure
 	}
+	marked := extra
+	if w.http() && !slices.Contains(extra, httpPattern) {
+		marked = append(slices.Clip(extra), httpPattern)
+	}
 	rw := rewritten{overlay: path, files: n,
-		env: []string{rewrite.EnvMarker + "=" + markerValue(wrap, extra, deps), "DST_TEST_DIR=" + dir}}
+		env: []string{rewrite.EnvMarker + "=" + markerValue(wrap, marked, deps), "DST_TEST_DIR=" + dir}}
 	if how := invocation(dir); how != "" {
 		rw.env = append(rw.env, envTool+"="+how)
 	}

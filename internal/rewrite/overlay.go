@@ -23,6 +23,7 @@ type Options struct {
 	Rewrite  []string  // import path patterns (with ...) of dependencies to rewrite too
 	Deps     bool      // rewrite every other dependency too, leaving as it is one the rewrite refuses (see Overlay)
 	Wrap     bool      // run go test's tests under the scheduler (see Config.Wrap)
+	HTTP     bool      // rewrite StdPackages too where they depend on them, leaving native one the rewrite refuses (-wrap's default)
 	Env      []string  // the environment of go (nil: this process's)
 	Flags    []string  // build flags (-tags, -race, ...)
 	CacheDir string    // where rewritten files and the overlay go (cache.go; "": dstreplay/rewrite in os.UserCacheDir)
@@ -151,7 +152,7 @@ func Overlay(opts Options) (string, int, error) {
 		replace[name] = path
 	}
 	added := flagFiles(listing)
-	maps.Copy(added, stdStartFile(listing, strict))
+	maps.Copy(added, stdStartFile(listing, slices.DeleteFunc(append(slices.Clip(strict), lenient...), func(p string) bool { return native[p] != "" })))
 	for file, text := range added {
 		path, err := c.storeAs([]byte(text), ".go")
 		if err != nil {
@@ -440,8 +441,8 @@ func flagFiles(pkgs []listed) map[string]string {
 // opts.Deps, every other dependency (lenient: one the rewrite refuses stays
 // native). Never the standard library, the tool's own packages, nor what
 // those import (the tool links them into the test binary, and they must run
-// as written: toolModules), but StdPackages, all of them when
-// opts.Rewrite names one. A dependency with cgo files stays native, with a
+// as written: toolModules), but StdPackages: all of them when
+// opts.Rewrite names one (strict), or with opts.HTTP (lenient). A dependency with cgo files stays native, with a
 // note saying so. A test variant counts as the package it tests (an
 // external test package is loaded with it).
 func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err error) {
@@ -454,15 +455,15 @@ func targets(opts Options, pkgs []listed) (strict, lenient, notes []string, err 
 			}
 		}
 	}
-	std := slices.ContainsFunc(StdPackages, func(path string) bool { return matchAny(opts.Rewrite, path) })
+	named := slices.ContainsFunc(StdPackages, func(path string) bool { return matchAny(opts.Rewrite, path) })
 	set, cgo := map[string]bool{}, map[string]bool{}
 	for _, p := range pkgs {
 		path, _, _ := strings.Cut(p.ImportPath, " ")
 		if p.ForTest != "" {
 			path = p.ForTest
 		}
-		if p.Standard && std && slices.Contains(StdPackages, path) {
-			set[path] = true
+		if p.Standard && (named || opts.HTTP) && slices.Contains(StdPackages, path) {
+			set[path] = named
 			continue
 		}
 		if _, seen := set[path]; seen || p.Standard || strings.HasSuffix(path, ".test") || toolPackage(path) {

@@ -238,6 +238,9 @@ func webAdvice(web bool) string {
 	if !web {
 		return ""
 	}
+	if m := currentMode(); m.wrap {
+		return "; dstreplay test -wrap runs net/http and httptest on the scheduler, over a simulated network, unless -nativehttp is given"
+	}
 	return "; dstreplay test -rewrite=net/http/... runs net/http and httptest on the scheduler, over a simulated network"
 }
 
