@@ -9,16 +9,28 @@
 // half-closes, a Write blocks while the peer holds Window unread bytes, and
 // deadlines are on the run's virtual clock. Every read, write, accept and
 // dial is a scheduling point, so the interleavings of a client and a
-// server are explored and replayed with the rest of the run; the faults
-// FaultRefuse, FaultReset and FaultShortRead are drawn from the entropy
-// when the test gives them a probability.
+// server are explored and replayed with the rest of the run.
+//
+// The faults FaultDelay, FaultPartition, FaultRefuse, FaultReset and
+// FaultShortRead are drawn from the entropy when the test gives them a
+// probability (schedtest.Options.Faults, or -dst.faults on the command
+// line), and those that last up to a bound (Options.FaultBounds, or
+// -dst.faults=name=p:bound). A partition is between two nodes: a node is a
+// listener's address, with the goroutine that accepts from it and every
+// goroutine that one starts (a server's connections and handlers, and the
+// dials they make); the run's other goroutines are the test's node. So an
+// HTTP server's handler that calls another server is cut off from it when
+// the two nodes are partitioned, while the test still reaches both. A
+// connection pooled by one node's client and reused by another's keeps the
+// nodes it was dialed between.
 //
 // Outside a run every function is the net function it is named after. A
 // dial to an address no simulated listener of the run ever held, and a
 // network other than TCP's and unix streams', run natively inside a run
 // too, and the run notes it.
 //
-// Code rewritten by dstreplay test calls this package in place of
+// Code rewritten by dstreplay test -wrap calls this package in place of
 // net.Listen, net.Dial, net.DialTimeout and the Dial methods of
-// net.Dialer; code written for the tool may call it by hand.
+// net.Dialer, in the tested code and in net/http; code written for the
+// tool may call it by hand.
 package simnet
