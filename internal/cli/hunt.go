@@ -18,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/gotest"
 	"github.com/dstgo/dst/internal/hunt"
 )
@@ -122,6 +123,7 @@ func runHunt(e *env, args []string) int {
 	fs.BoolVar(&cfg.Verbose, "v", false, "show the workers' other output, and notes on the tests")
 	github := fs.Bool("github", os.Getenv("GITHUB_ACTIONS") == "true", "report to GitHub Actions: an error annotation per failure on stdout, and a job summary appended to $GITHUB_STEP_SUMMARY (default: true when $GITHUB_ACTIONS is)")
 	wrap := fs.Bool("wrap", false, "hunt every test function of the packages under the scheduler, as it is (as dstreplay test -wrap)")
+	fs.StringVar(&cfg.Faults, "faults", "", "fire these fault points in every test, as -dst.faults: `name=p[:bound],...` (net.delay=0.2:20ms,net.partition=0.01:5s)")
 	nativeHTTP := fs.Bool("nativehttp", false, "with -wrap, leave net/http and httptest native (as dstreplay test -nativehttp)")
 	var extra, merge patternList
 	fs.Var(&merge, "merge", "first add to -corpus the inputs of the corpora in `dirs` (comma-separated: other machines' hunts of the same tests, a cluster's shared corpus)")
@@ -129,6 +131,12 @@ func runHunt(e *env, args []string) int {
 	code := ExitOK
 	if !c.parse(fs, args, anyArgs, &code) {
 		return code
+	}
+	if cfg.Faults != "" {
+		if _, _, err := engine.ParseFaults(cfg.Faults); err != nil {
+			fmt.Fprintf(e.stderr, "dstreplay hunt: -faults=%s: %v\n", cfg.Faults, err)
+			return ExitUsage
+		}
 	}
 	if err := checkHunt(&cfg); err != nil {
 		fmt.Fprintf(e.stderr, "dstreplay hunt: %v\n", err)

@@ -662,3 +662,27 @@ func TestOrderProgress(t *testing.T) {
 		t.Errorf("order %v, want %s", got, want)
 	}
 }
+
+// TestHuntFaults: -faults turns the network's faults on in the workers (and
+// a wrong list is refused before anything builds): examples/lease's split
+// brain, which needs a late answer, is found.
+func TestHuntFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("rewrites net/http, builds and hunts examples/lease")
+	}
+	t.Setenv("DST_DEMO", "1")
+	t.Chdir("../..")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"hunt", "-wrap", "-faults", "net.delay=2", "./examples/lease"}, &out, &errb); code != ExitUsage ||
+		!strings.Contains(errb.String(), `-faults=net.delay=2: "net.delay=2": the probability "2" is not a number in [0, 1]`) {
+		t.Errorf("a wrong -faults: exit %d, want %d and an error naming it\n%s", code, ExitUsage, &errb)
+	}
+	tmp := t.TempDir()
+	out.Reset()
+	errb.Reset()
+	code := Main([]string{"hunt", "-wrap", "-faults", "net.delay=0.5:20ms", "-time", "20s", "-j", "2", "-run", "^TestBuggyOneLeader$",
+		"-corpus", filepath.Join(tmp, "corpus"), "-dir", filepath.Join(tmp, "fail"), "./examples/lease"}, &out, &errb)
+	if code != ExitFailure || !regexp.MustCompile(`(?m)^TestBuggyOneLeader: test failed`).MatchString(out.String()) {
+		t.Fatalf("exit %d, want %d and the split brain found\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, &out, &errb)
+	}
+}

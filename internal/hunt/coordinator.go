@@ -38,6 +38,9 @@ type Settings struct {
 	Dir     string        // absolute; "": each package's default
 	Batch   time.Duration // at least MinBatch
 	Verbose bool
+	// Faults, when set, are the fault points the tests fire, as
+	// -dst.faults takes them (name=p[:bound],...).
+	Faults string
 	// Overlay, when set, is the go command's -overlay file the test
 	// binaries are built with (dstreplay's rewrite).
 	Overlay string
@@ -286,7 +289,7 @@ func (h *Hunter) startNext(slot int, now time.Time) bool {
 }
 
 // workerArgs are the arguments of a worker process.
-func workerArgs(t *Test, slot int, d time.Duration, iters int64, dir string) []string {
+func workerArgs(t *Test, slot int, d time.Duration, iters int64, dir, faults string) []string {
 	args := []string{"-test.run=" + gotest.RunPattern(t.Name), "-test.count=1", "-dst.strategy=hunt"}
 	if d > 0 {
 		args = append(args, "-dst.time="+d.String())
@@ -298,12 +301,15 @@ func workerArgs(t *Test, slot int, d time.Duration, iters int64, dir string) []s
 	if dir != "" {
 		args = append(args, "-dst.dir="+dir)
 	}
+	if faults != "" {
+		args = append(args, "-dst.faults="+faults)
+	}
 	return args
 }
 
 // start runs a worker process for t in slot.
 func (h *Hunter) start(t *Test, slot int, d time.Duration, iters int64, now time.Time) {
-	args := workerArgs(t, slot, d, iters, h.Settings.Dir)
+	args := workerArgs(t, slot, d, iters, h.Settings.Dir, h.Settings.Faults)
 	cmd := h.Command(t, args)
 	if h.Settings.Race && h.raceDir != "" {
 		// Every race the worker runs into counts, and its report goes to

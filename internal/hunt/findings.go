@@ -142,8 +142,12 @@ func (h *Hunter) traceCrash(t *Test, input string) (string, error) {
 	path := strings.TrimSuffix(input, ".input") + ".trace"
 	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path))
 	defer os.Remove(tmp)
-	cmd := h.Command(t, []string{"-test.run", gotest.RunPattern(t.Name), "-test.count=1",
-		"-dst.input=" + input, "-dst.crashtrace=" + tmp, "-dst.dir=off", "-dst.shrink=false"})
+	args := []string{"-test.run", gotest.RunPattern(t.Name), "-test.count=1",
+		"-dst.input=" + input, "-dst.crashtrace=" + tmp, "-dst.dir=off", "-dst.shrink=false"}
+	if h.Settings.Faults != "" {
+		args = append(args, "-dst.faults="+h.Settings.Faults) // as the worker ran it
+	}
+	cmd := h.Command(t, args)
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("re-running the input to record its trace: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -368,7 +367,7 @@ func (o Options) withFlags() (Options, error) {
 			o.crashTrace = flags.crashTrace
 		case "dst.faults":
 			// checkFlag parsed it.
-			ps, bs, _ := parseFaults(flags.faults)
+			ps, bs, _ := engine.ParseFaults(flags.faults)
 			o.Faults, o.FaultBounds = mergeFaults(o.Faults, ps), mergeBounds(o.FaultBounds, bs)
 			o.faultFlag = flags.faults
 		case "dst.replay":
@@ -430,7 +429,7 @@ func checkFlag(f *flag.Flag) error {
 			return errors.New("not a regular file")
 		}
 	case "dst.faults":
-		_, _, err := parseFaults(flags.faults)
+		_, _, err := engine.ParseFaults(flags.faults)
 		return err
 	case "dst.input":
 		if flags.input == "" {
@@ -567,39 +566,6 @@ func readFuzzInput(path string) ([]byte, error) {
 		return nil, fmt.Errorf("sched: -dst.fuzzinput=%s: larger than %d bytes: not a fuzz input", path, maxFuzzInput)
 	}
 	return append([]byte{}, b...), nil
-}
-
-// parseFaults parses -dst.faults: comma-separated name=p or
-// name=p:bound, where p is a probability and bound a duration.
-func parseFaults(v string) (map[string]float64, map[string]time.Duration, error) {
-	ps, bs := map[string]float64{}, map[string]time.Duration{}
-	for _, item := range strings.Split(v, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		name, val, ok := strings.Cut(item, "=")
-		if !ok || name == "" {
-			return nil, nil, fmt.Errorf("%q: want name=probability or name=probability:bound", item)
-		}
-		pv, bv, hasBound := strings.Cut(val, ":")
-		p, err := strconv.ParseFloat(pv, 64)
-		if err != nil || p < 0 || p > 1 {
-			return nil, nil, fmt.Errorf("%q: the probability %q is not a number in [0, 1]", item, pv)
-		}
-		ps[name] = p
-		if hasBound {
-			d, err := time.ParseDuration(bv)
-			if err != nil || d <= 0 {
-				return nil, nil, fmt.Errorf("%q: the bound %q is not a positive duration (such as 50ms)", item, bv)
-			}
-			bs[name] = d
-		}
-	}
-	if len(ps) == 0 {
-		return nil, nil, errors.New("want at least one name=probability")
-	}
-	return ps, bs, nil
 }
 
 // mergeFaults is a copy of base with over's entries set over it.
