@@ -43,7 +43,7 @@ var modulePath = strings.TrimSuffix(enginePrefix, "/internal/engine.")
 // the shims and what they call ("internal/" covers every package under
 // it). Tests, examples and any other package, of this module or another,
 // are the code under test.
-var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/native/nativetest", "sched/native/boundary", "sched/simnet",
+var toolPackages = []string{"internal/", "sched", "sched/context", "sched/atomic", "sched/native", "sched/native/nativetest", "sched/native/boundary", "sched/simnet", "sched/simdisk",
 	"sched/schedtest", "chans", "vtime", "entropy", "trace", "replay"}
 
 // UserCaller is where the calling goroutine's stack first leaves the tool

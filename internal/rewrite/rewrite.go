@@ -40,6 +40,9 @@ const (
 	// net.Dialer's dials go to when the standard library's HTTP stack is
 	// rewritten too (StdPackages).
 	SimnetPath = "github.com/dstgo/dst/sched/simnet"
+	// SimdiskPath is where direct writes and syncs of files go, so that
+	// a run can fail them (disk faults).
+	SimdiskPath = "github.com/dstgo/dst/sched/simdisk"
 )
 
 // StdPackages are the standard packages the rewrite carries over when
@@ -57,6 +60,7 @@ const (
 	atomicName   = "_dsta"
 	boundaryName = "_dstb"
 	simnetName   = "_dstnet"
+	simdiskName  = "_dstdisk"
 	tmpPrefix    = "_dst"
 )
 
@@ -244,6 +248,8 @@ func (r *fileRewriter) use(pkg string) string {
 		return boundaryName
 	case SimnetPath:
 		return simnetName
+	case SimdiskPath:
+		return simdiskName
 	}
 	return nativeName
 }
@@ -451,6 +457,10 @@ func (r *fileRewriter) replacement(obj types.Object) (string, bool) {
 	case "math/rand":
 		if _, ok := obj.(*types.Func); ok && !strings.HasPrefix(name, "New") && name != "Seed" {
 			return r.use(NativePath) + ".Rand()." + name, true
+		}
+	case "os":
+		if name == "WriteFile" {
+			return r.use(SimdiskPath) + ".WriteFile", true
 		}
 	case "net", "net/http", "net/http/httptest", "os/exec", "database/sql":
 		if r.simNet() {

@@ -41,14 +41,20 @@ func timerMethod(obj types.Object) string {
 }
 
 // methodShim is the package and the function that a call of the method
-// obj becomes, its receiver first (a timer's, or under simNet a
-// net.Dialer's or net.ListenConfig's), or "", "".
+// obj becomes, its receiver first (a timer's, an os.File's writes and
+// syncs, or under simNet a net.Dialer's or net.ListenConfig's), or "", "".
 func (r *fileRewriter) methodShim(obj types.Object) (pkg, name string) {
 	if shim := timerMethod(obj); shim != "" {
 		return NativePath, shim
 	}
 	f, ok := obj.(*types.Func)
-	if !ok || f.Pkg() == nil || f.Pkg().Path() != "net" || !r.simNet() {
+	if !ok || f.Pkg() == nil {
+		return "", ""
+	}
+	if shim := fileMethod(f); shim != "" {
+		return SimdiskPath, shim
+	}
+	if f.Pkg().Path() != "net" || !r.simNet() {
 		return "", ""
 	}
 	recv := f.Type().(*types.Signature).Recv()
@@ -72,6 +78,30 @@ func (r *fileRewriter) methodShim(obj types.Object) (pkg, name string) {
 		return SimnetPath, "ListenContext"
 	}
 	return "", ""
+}
+
+// fileMethod is the simdisk function a call of the method f of *os.File
+// becomes, or "".
+func fileMethod(f *types.Func) string {
+	if f.Pkg().Path() != "os" {
+		return ""
+	}
+	recv := f.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return ""
+	}
+	p, ok := recv.Type().(*types.Pointer)
+	if !ok {
+		return ""
+	}
+	if n, ok := p.Elem().(*types.Named); !ok || n.Obj().Name() != "File" {
+		return ""
+	}
+	switch f.Name() {
+	case "Write", "WriteString", "WriteAt", "Sync":
+		return f.Name()
+	}
+	return ""
 }
 
 // call rewrites the builtins on channels, the methods of timers and
@@ -458,7 +488,7 @@ func (r *fileRewriter) recvComm(s ast.Stmt) (*ast.UnaryExpr, []ast.Expr, string)
 // rewritten standard imports used.
 func (r *fileRewriter) imports() {
 	var specs []string
-	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}, {BoundaryPath, boundaryName}, {SimnetPath, simnetName}} {
+	for _, p := range []struct{ path, name string }{{NativePath, nativeName}, {SchedPath, schedName}, {AtomicPath, atomicName}, {NativetestPath, nativetestName}, {BoundaryPath, boundaryName}, {SimnetPath, simnetName}, {SimdiskPath, simdiskName}} {
 		if r.uses[p.path] {
 			specs = append(specs, p.name+" "+strconv.Quote(p.path))
 		}
@@ -470,7 +500,7 @@ func (r *fileRewriter) imports() {
 	blank := map[string]string{
 		"sync": "NewCond", "sync/atomic": "LoadInt32", "time": "Now", "context": "Background",
 		"runtime": "Gosched", "math/rand": "Int", "math/rand/v2": "Int", "testing": "Short",
-		"net": "Dial", "net/http": "Get", "net/http/httptest": "NewServer", "os/exec": "Command", "database/sql": "Open",
+		"net": "Dial", "net/http": "Get", "net/http/httptest": "NewServer", "os/exec": "Command", "database/sql": "Open", "os": "Getpid",
 	}
 	var uses []string
 	for _, imp := range r.file.Imports {

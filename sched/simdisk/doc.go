@@ -1,0 +1,24 @@
+// Package simdisk is the file system's faults inside a run: writes that
+// fail with EIO or stop short at ENOSPC, syncs that fail or take a while,
+// drawn from the run's entropy, over Go's own file system. Outside a run,
+// and inside one while no fault is given a probability, every function is
+// the os function or method it stands for, and costs a check.
+//
+// Code rewritten by dstreplay test calls this package in place of
+// (*os.File).Write, WriteString, WriteAt and Sync, and of os.WriteFile,
+// where it calls them directly; code written for the tool may call it by
+// hand. A write through an interface (an io.Writer that is an *os.File,
+// a bufio.Writer over one) reaches the file as written, without faults.
+//
+// The faults, each off unless the test gives it a probability
+// (schedtest.Options.Faults, or -dst.faults on the command line):
+//
+//   - FaultEIO: a write or a sync fails with EIO, having written nothing.
+//   - FaultENOSPC: a write writes part of what it was given, drawn, and
+//     fails with ENOSPC, as a file system that fills up does.
+//   - FaultSlowSync: a sync takes up to the fault's bound (default
+//     DefaultSlowSync) on the virtual clock before it syncs.
+//
+// What was written stays on the real file system: there is no simulated
+// disk yet, and no crash that loses what was not synced.
+package simdisk

@@ -1,0 +1,113 @@
+package simdisk
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/vtime"
+)
+
+// The names of the faults (see sched.Fault).
+const (
+	FaultEIO      = "disk.eio"       // a write or a sync fails with EIO
+	FaultENOSPC   = "disk.enospc"    // a write stops short with ENOSPC
+	FaultSlowSync = "disk.slow-sync" // a sync takes a while, up to the bound
+)
+
+// DefaultSlowSync bounds FaultSlowSync when the test gives no bound.
+const DefaultSlowSync = 50 * time.Millisecond
+
+var (
+	enospcKey = entropy.KeyOf("simdisk.enospc")
+	syncKey   = entropy.KeyOf("simdisk.slow-sync")
+)
+
+// Write is f.Write(b). Inside a run, FaultEIO fails it with nothing
+// written, and FaultENOSPC writes a part of b, drawn, then fails.
+func Write(f *os.File, b []byte) (int, error) {
+	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.Write(b) }); ok {
+		return n, err
+	}
+	return f.Write(b)
+}
+
+// WriteString is f.WriteString(s), with Write's faults.
+func WriteString(f *os.File, s string) (int, error) {
+	if n, err, ok := writeFault(f, "write", []byte(s), func(b []byte) (int, error) { return f.Write(b) }); ok {
+		return n, err
+	}
+	return f.WriteString(s)
+}
+
+// WriteAt is f.WriteAt(b, off), with Write's faults.
+func WriteAt(f *os.File, b []byte, off int64) (int, error) {
+	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.WriteAt(b, off) }); ok {
+		return n, err
+	}
+	return f.WriteAt(b, off)
+}
+
+// Sync is f.Sync(). Inside a run, FaultSlowSync makes it wait first, on
+// the virtual clock, and FaultEIO fails it.
+func Sync(f *os.File) error {
+	g := engine.Current()
+	if g == nil || f == nil {
+		return f.Sync()
+	}
+	if sched.Fault(FaultSlowSync) {
+		d := time.Duration(g.Source().At(syncKey).IntRange(1, int(g.FaultBound(FaultSlowSync, DefaultSlowSync))))
+		g.Log(fmt.Sprintf("simdisk: a sync of %s takes %v", f.Name(), d))
+		vtime.Sleep(d)
+	}
+	if sched.Fault(FaultEIO) {
+		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", f.Name()))
+		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
+	}
+	return f.Sync()
+}
+
+// WriteFile is os.WriteFile(name, data, perm), whose write has Write's
+// faults.
+func WriteFile(name string, data []byte, perm fs.FileMode) error {
+	if engine.Current() == nil {
+		return os.WriteFile(name, data, perm)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = Write(f, data)
+	if err1 := f.Close(); err1 != nil && err == nil {
+		err = err1
+	}
+	return err
+}
+
+// writeFault draws the faults of a write of b to f by write, inside a run:
+// ok says one fired, and n and err are what the write returns then.
+func writeFault(f *os.File, op string, b []byte, write func([]byte) (int, error)) (n int, err error, ok bool) {
+	g := engine.Current()
+	if g == nil || f == nil || len(b) == 0 {
+		return 0, nil, false
+	}
+	if sched.Fault(FaultEIO) {
+		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", len(b), f.Name()))
+		return 0, &fs.PathError{Op: op, Path: f.Name(), Err: syscall.EIO}, true
+	}
+	if sched.Fault(FaultENOSPC) {
+		k := g.Source().At(enospcKey).IntRange(0, len(b)-1)
+		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", f.Name(), k, len(b)))
+		n, err := write(b[:k])
+		if err != nil {
+			return n, err, true
+		}
+		return n, &fs.PathError{Op: op, Path: f.Name(), Err: syscall.ENOSPC}, true
+	}
+	return 0, nil, false
+}
