@@ -31,6 +31,7 @@ var (
 // Write is f.Write(b). Inside a run, FaultEIO fails it with nothing
 // written, and FaultENOSPC writes a part of b, drawn, then fails.
 func Write(f *os.File, b []byte) (int, error) {
+	beforeWrite(f)
 	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.Write(b) }); ok {
 		return n, err
 	}
@@ -39,6 +40,7 @@ func Write(f *os.File, b []byte) (int, error) {
 
 // WriteString is f.WriteString(s), with Write's faults.
 func WriteString(f *os.File, s string) (int, error) {
+	beforeWrite(f)
 	if n, err, ok := writeFault(f, "write", []byte(s), func(b []byte) (int, error) { return f.Write(b) }); ok {
 		return n, err
 	}
@@ -47,6 +49,7 @@ func WriteString(f *os.File, s string) (int, error) {
 
 // WriteAt is f.WriteAt(b, off), with Write's faults.
 func WriteAt(f *os.File, b []byte, off int64) (int, error) {
+	beforeWrite(f)
 	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.WriteAt(b, off) }); ok {
 		return n, err
 	}
@@ -69,7 +72,11 @@ func Sync(f *os.File) error {
 		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", f.Name()))
 		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	synced(f)
+	return nil
 }
 
 // WriteFile is os.WriteFile(name, data, perm), whose write has Write's
@@ -78,6 +85,7 @@ func WriteFile(name string, data []byte, perm fs.FileMode) error {
 	if engine.Current() == nil {
 		return os.WriteFile(name, data, perm)
 	}
+	beforeTruncate(name)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err

@@ -1,0 +1,196 @@
+package simdisk
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"unsafe"
+
+	"github.com/dstgo/dst/entropy"
+	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/sched"
+)
+
+// durability is what a run knows of the files it wrote through this
+// package: by file (its device and inode, which a rename keeps), the
+// content that a crash keeps, which is the content at its last sync, or
+// before the run first wrote to it. A file the run did not write through
+// this package is not known, and a crash leaves it as it is.
+type durability struct {
+	mu    sched.Mutex
+	files map[fileID][]byte
+	seen  map[*os.File]bool // the files written to, so that each is looked at once
+}
+
+type fileID struct{ dev, ino uint64 }
+
+var durabilityKey byte
+
+// tracker is the calling goroutine's run's durability, made at its first
+// use; nil outside a run.
+func tracker() *durability {
+	g := engine.Current()
+	if g == nil {
+		return nil
+	}
+	if d, ok := g.Shadow(unsafe.Pointer(&durabilityKey)).(*durability); ok {
+		return d
+	}
+	d := &durability{files: map[fileID][]byte{}, seen: map[*os.File]bool{}}
+	g.SetShadow(unsafe.Pointer(&durabilityKey), &durabilityKey, d)
+	return d
+}
+
+// idOf is the identity of the file fi describes.
+func idOf(fi fs.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// beforeWrite records, before the run's first write to f, what f holds:
+// it was on the disk before the run wrote to it.
+func beforeWrite(f *os.File) {
+	d := tracker()
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.seen[f] {
+		return
+	}
+	d.seen[f] = true
+	if fi, err := f.Stat(); err == nil {
+		d.keep(f.Name(), fi)
+	}
+}
+
+// keep records what the file at path, described by fi, holds, unless the
+// run knows what is durable of it already (the caller holds the lock).
+func (d *durability) keep(path string, fi fs.FileInfo) {
+	id, ok := idOf(fi)
+	if !ok || !fi.Mode().IsRegular() {
+		return
+	}
+	if _, known := d.files[id]; !known {
+		if b, err := os.ReadFile(path); err == nil {
+			d.files[id] = b
+		}
+	}
+}
+
+// beforeTruncate records what the file at path holds, if there is one,
+// before it is opened with O_TRUNC (WriteFile).
+func beforeTruncate(path string) {
+	d := tracker()
+	if d == nil {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	d.keep(path, fi)
+	d.mu.Unlock()
+}
+
+// synced records that what f holds now is durable.
+func synced(f *os.File) {
+	d := tracker()
+	if d == nil {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	id, ok := idOf(fi)
+	if !ok {
+		return
+	}
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	d.files[id] = b
+	d.mu.Unlock()
+}
+
+var tearKey = entropy.KeyOf("simdisk.crash.tear")
+
+// Crash is a power failure of the machine whose files are under dir,
+// inside a run: each file under dir that the run wrote through this
+// package (Write, WriteString, WriteAt, WriteFile) goes back to what it
+// held at its last Sync, or before the run's first write to it if it was
+// never synced, but for a part of what was appended since, drawn from the
+// entropy, which the disk had written back before the power went (a torn
+// write). Files the run did not write this way, directories, renames and
+// removals stay as they are. Stop what writes under dir (close its files)
+// first, then start it again on dir, as a machine that reboots.
+//
+// The run's log says what each file lost. Outside a run, Crash is an
+// error: nothing is known of what was synced.
+func Crash(dir string) error {
+	d := tracker()
+	if d == nil {
+		return fmt.Errorf("simdisk: Crash(%q) outside a run: only a run knows what was synced", dir)
+	}
+	g := engine.Current()
+	sched.Yield() // a crash may come at any point
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		id, ok := idOf(fi)
+		durable, known := d.files[id]
+		if !ok || !known {
+			return nil
+		}
+		cur, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		kept := durable
+		if tail, appended := bytes.CutPrefix(cur, durable); appended && len(tail) > 0 {
+			k := g.Source().At(tearKey).IntRange(0, len(tail))
+			kept = append(bytes.Clone(durable), tail[:k]...)
+		}
+		d.files[id] = kept // what the machine finds when it starts again
+		if bytes.Equal(kept, cur) {
+			return nil
+		}
+		if err := rewriteInPlace(path, kept); err != nil {
+			return fmt.Errorf("simdisk: crash: %w", err)
+		}
+		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", path, len(kept), len(cur), len(durable)))
+		return nil
+	})
+}
+
+// rewriteInPlace makes the file at path hold b, keeping its inode.
+func rewriteInPlace(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, bytes.NewReader(b))
+	if err1 := f.Close(); err == nil {
+		err = err1
+	}
+	return err
+}
