@@ -19,6 +19,11 @@
 //   - FaultSlowSync: a sync takes up to the fault's bound (default
 //     DefaultSlowSync) on the virtual clock before it syncs.
 //
-// What was written stays on the real file system: there is no simulated
-// disk yet, and no crash that loses what was not synced.
+// Crash is a power failure of the files under a directory, for a test
+// written for the tool: each file the run wrote through this package goes
+// back to what it held at its last Sync, with a drawn part of what was
+// appended since (a torn write), so that a store that acknowledges before
+// it syncs loses what it acknowledged. What was written stays on the real
+// file system, which stands for the disk's cache: files are not simulated,
+// and unmodified code has no crash to meet (nothing there calls Crash).
 package simdisk
