@@ -33,7 +33,12 @@ body (1000 schedules by default; -dst.* flags apply), its t.Run subtests are gor
 the run and its t.Parallel subtests run together, interleaved; see package
 sched/native/nativetest for what differs from go test. Under -wrap, go.uber.org/goleak is
 rewritten too, so that a goleak.VerifyNone a test defers sees the test's goroutines and not
-the tool's.
+the tool's; and so are net/http and httptest, where the tests use them: their servers',
+connections' and transports' goroutines are the run's, over a simulated network (package
+sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
+-rewrite=net/http/... carries them over). The network's and the disk's faults fire when
+-dst.faults gives them a probability: net.delay, net.partition, net.reset, net.refuse,
+net.short-read, disk.eio, disk.enospc, disk.slow-sync.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over, in a tested package, a
@@ -42,7 +47,8 @@ nothing runs.
 
   dstreplay test ./... -run TestCache -dst.iters=1000
   dstreplay test -wrap golang.org/x/sync/errgroup
-  dstreplay test -wrap -rewrite=none ./...`
+  dstreplay test -wrap -rewrite=none ./...
+  dstreplay test -wrap ./... -dst.faults=net.delay=0.5:20ms,disk.enospc=0.1`
 
 // testBoolFlags are go test's flags that take no value, to tell a package
 // pattern from a flag's value.
