@@ -20,9 +20,9 @@ var mapKey = engine.KeyMapOrder
 // order is drawn from the run's entropy, so that a seed decides it and a
 // recording replays it, where Go's is random: the keys are put in order (by
 // value for keys of a string, integer, float or boolean kind, by their %#v
-// form for others) and shuffled with one value drawn. Keys holding pointers
-// or channels print as addresses, which differ from run to run: a range over
-// such a map is ordered by them. An entry deleted before the range reaches
+// form for others) and shuffled with one value drawn. Keys that are or hold
+// pointers or channels are ordered by address, which differ from run to
+// run: a range over such a map is ordered by them. An entry deleted before the range reaches
 // it is not produced; one added during the range is not either (Go allows
 // both).
 func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
@@ -135,8 +135,9 @@ func sortKeys[K comparable](keys []K, kind reflect.Kind) {
 }
 
 // sortedOrder returns the indexes of keys in the keys' canonical order, for
-// keys of the kinds sortKeys does not order: floats by value, others by
-// their %#v form, in a stable sort.
+// keys of the kinds sortKeys does not order: floats by value, pointers and
+// channels (also in an interface, after its type's name) by address, never
+// reading what they point to, others by their %#v form, in a stable sort.
 func sortedOrder[K comparable](keys []K) []int {
 	order := make([]int, len(keys))
 	for i := range order {
@@ -155,13 +156,24 @@ func sortedOrder[K comparable](keys []K) []int {
 		switch kind {
 		case reflect.Float32, reflect.Float64:
 			sk[i].n = reflect.ValueOf(k).Float()
-		default:
-			sk[i].s = fmt.Sprintf("%#v", k)
+			continue
+		case reflect.Pointer, reflect.UnsafePointer, reflect.Chan:
+			sk[i].n = float64(reflect.ValueOf(k).Pointer())
+			continue
+		case reflect.Interface:
+			if v := reflect.ValueOf(k); v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.UnsafePointer || v.Kind() == reflect.Chan) {
+				sk[i].s, sk[i].n = v.Type().String(), float64(v.Pointer())
+				continue
+			}
 		}
+		// %#v would print what a pointer key points to: its fields,
+		// read while other goroutines write them (a race the detector
+		// reports), and through GoString methods.
+		sk[i].s = fmt.Sprintf("%#v", k)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		x, y := sk[a], sk[b]
-		return cmp.Or(cmp.Compare(x.n, y.n), cmp.Compare(x.s, y.s))
+		return cmp.Or(cmp.Compare(x.s, y.s), cmp.Compare(x.n, y.n))
 	})
 	return order
 }

@@ -145,3 +145,43 @@ func TestMapRangeAsDocumented(t *testing.T) {
 		t.Fatal(res.Failure)
 	}
 }
+
+// gostringer counts the calls of its GoString method.
+type gostringer struct{ calls *int }
+
+func (g *gostringer) GoString() string { *g.calls++; return "g" }
+
+// TestMapPointerKeysNotRead: a range over a map keyed by pointers orders
+// the keys by address, without reading what they point to: %#v printed
+// the pointee's fields, which other goroutines may be writing (a data race
+// the detector reported in net/http's Server.closeIdleConns, over its
+// map[*conn]struct{}), and called GoString methods; keys in an interface
+// too. Every key is still produced once.
+func TestMapPointerKeysNotRead(t *testing.T) {
+	calls := 0
+	ptrs := map[*gostringer]bool{}
+	ifaces := map[any]bool{}
+	for range 20 {
+		ptrs[&gostringer{&calls}] = true
+		ifaces[&gostringer{&calls}] = true
+	}
+	ifaces[3], ifaces["x"] = true, true
+	res, err := schedtest.Run(schedtest.Options{Seed: 3}, func(st *schedtest.T) {
+		n := 0
+		for range native.Map(ptrs) {
+			n++
+		}
+		for range native.Map(ifaces) {
+			n++
+		}
+		if n != 42 {
+			st.Errorf("the ranges produced %d keys, want 42", n)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatal(err, res.Failure)
+	}
+	if calls != 0 {
+		t.Errorf("ordering the keys called GoString %d times: it read what the pointers point to", calls)
+	}
+}
