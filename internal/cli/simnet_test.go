@@ -141,3 +141,54 @@ func TestWrapRunsHTTPOnTheScheduler(t *testing.T) {
 		t.Errorf("the fixed twin: %v; want 1000 schedules passed, nothing native\n%s", err, out)
 	}
 }
+
+// TestWrapTLS: an httptest TLS server and its client under -wrap, two
+// requests at once: crypto/tls is rewritten with net/http, so its locks
+// are the scheduler's and the goroutine that closes a connection when a
+// handshake's context ends is the run's. Regression: with crypto/tls
+// native, that goroutine called the simulated connection's Close from
+// outside the run, a misuse that failed the test.
+func TestWrapTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own and rewrites net/http and crypto/tls")
+	}
+	m := newOwnModule(t, map[string]string{
+		"tls_test.go": `package tlsmod
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+func TestTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
+	defer srv.Close()
+	c := srv.Client()
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Get(srv.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if b, _ := io.ReadAll(resp.Body); string(b) != "hi" {
+				t.Errorf("got %q", b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=300 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "300 schedules passed") || strings.Contains(out, "natively") {
+		t.Errorf("TLS under -wrap: %v; want 300 schedules passed, nothing native\n%s", err, out)
+	}
+}

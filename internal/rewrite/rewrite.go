@@ -46,11 +46,14 @@ const (
 )
 
 // StdPackages are the standard packages the rewrite carries over when
-// -rewrite names one of them, all together: net/http and httptest, whose
-// goroutines (a server's connections and handlers, a transport's reads and
-// writes) then run on the scheduler, over simnet's network. Any other
-// standard package runs natively.
-var StdPackages = []string{"net/http", "net/http/httptest"}
+// -rewrite names one of them, or -wrap, all together: net/http and
+// httptest, whose goroutines (a server's connections and handlers, a
+// transport's reads and writes) then run on the scheduler, over simnet's
+// network; and crypto/tls, which net/http's TLS runs through: natively its
+// locks would block the scheduler's goroutines outside it, and the
+// goroutine that closes a connection when a handshake's context ends
+// would be none of the run's. Any other standard package runs natively.
+var StdPackages = []string{"net/http", "net/http/httptest", "crypto/tls"}
 
 // The names rewritten code gives the shims' packages and its temporaries;
 // a leading underscore and the prefix keep them apart from the user's.

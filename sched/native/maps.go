@@ -7,6 +7,8 @@ import (
 	randv2 "math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/dstgo/dst/internal/engine"
@@ -20,9 +22,11 @@ var mapKey = engine.KeyMapOrder
 // order is drawn from the run's entropy, so that a seed decides it and a
 // recording replays it, where Go's is random: the keys are put in order (by
 // value for keys of a string, integer, float or boolean kind, by their %#v
-// form for others) and shuffled with one value drawn. Keys that are or hold
-// pointers or channels are ordered by address, which differ from run to
-// run: a range over such a map is ordered by them. An entry deleted before the range reaches
+// form for others, and for pointers by what they point to) and shuffled
+// with one value drawn. Keys that hold pointers (a struct with a pointer
+// field) or channels print them as addresses, which differ from run to run:
+// a range over such a map is ordered by them; so is one over pointer keys
+// whose targets are alike. An entry deleted before the range reaches
 // it is not produced; one added during the range is not either (Go allows
 // both).
 func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
@@ -134,10 +138,138 @@ func sortKeys[K comparable](keys []K, kind reflect.Kind) {
 	}
 }
 
+// pointerForm is, when k is a pointer (or an interface holding one), the
+// form that orders it among the map's keys: what it points to, with the
+// pointers in there followed in turn (keyForm), never an address, which
+// differs from process to process, so that a saved trace of a range over
+// such a map (net/http's Server.closeIdleConns, over its
+// map[*conn]struct{}) replays in another. What is read is copied first
+// where the race detector does not see it: the fields may be written by
+// other goroutines of the run, with no happens-before edge the detector
+// knows of (the scheduler adds none, so that it finds the program's own
+// races), and the tool's read would be reported as a race.
+func pointerForm(k any) (string, bool) {
+	v := reflect.ValueOf(k)
+	if !v.IsValid() || v.Kind() != reflect.Pointer {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(v.Type().String())
+	keyForm(&b, v, 0)
+	return b.String(), true
+}
+
+// The bounds of keyForm: how many pointers deep it follows, how many
+// elements of an array or a slice it writes, and how long a form gets.
+const (
+	formDepth = 4
+	formElems = 16
+	formLen   = 1024
+)
+
+// keyForm writes v's content to b: values as they print, pointers
+// followed to formDepth (their targets copied unseen), and what has no
+// content of its own to order by (a func, a channel, an unsafe.Pointer, a
+// map, a pointer past the depth) as its kind alone.
+func keyForm(b *strings.Builder, v reflect.Value, depth int) {
+	if b.Len() > formLen {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Invalid:
+		b.WriteString("nil")
+	case reflect.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool()))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		b.WriteString(strconv.FormatInt(v.Int(), 10))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		b.WriteString(strconv.FormatUint(v.Uint(), 10))
+	case reflect.Float32, reflect.Float64:
+		b.WriteString(strconv.FormatFloat(v.Float(), 'g', -1, 64))
+	case reflect.Complex64, reflect.Complex128:
+		b.WriteString(strconv.FormatComplex(v.Complex(), 'g', -1, 128))
+	case reflect.String:
+		b.WriteString(strconv.Quote(v.String()))
+	case reflect.Pointer:
+		if v.IsNil() || depth >= formDepth {
+			b.WriteString(cond(v.IsNil(), "nil", "ptr"))
+			return
+		}
+		c := reflect.New(v.Type().Elem())
+		copyUnseen(typeWord(v.Type().Elem()), c.UnsafePointer(), v.UnsafePointer())
+		b.WriteByte('&')
+		keyForm(b, c.Elem(), depth+1)
+	case reflect.Interface:
+		if v.IsNil() {
+			b.WriteString("nil")
+			return
+		}
+		e := v.Elem()
+		b.WriteString(e.Type().String())
+		b.WriteByte('(')
+		keyForm(b, e, depth)
+		b.WriteByte(')')
+	case reflect.Struct:
+		b.WriteByte('{')
+		for i := range v.NumField() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			keyForm(b, v.Field(i), depth)
+		}
+		b.WriteByte('}')
+	case reflect.Array:
+		b.WriteByte('[')
+		for i := range min(v.Len(), formElems) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			keyForm(b, v.Index(i), depth)
+		}
+		b.WriteByte(']')
+	case reflect.Slice:
+		if v.IsNil() || depth >= formDepth {
+			b.WriteString(cond(v.IsNil(), "nil", "slice"))
+			return
+		}
+		// The elements are shared: copy those written first.
+		n := min(v.Len(), formElems)
+		a := reflect.New(reflect.ArrayOf(n, v.Type().Elem()))
+		if n > 0 {
+			copyUnseen(typeWord(a.Type().Elem()), a.UnsafePointer(), v.UnsafePointer())
+		}
+		b.WriteString(strconv.Itoa(v.Len()))
+		keyForm(b, a.Elem(), depth+1)
+	default: // Chan, Func, Map, UnsafePointer
+		b.WriteString(v.Kind().String())
+	}
+}
+
+func cond(c bool, a, b string) string {
+	if c {
+		return a
+	}
+	return b
+}
+
+// typeWord is the runtime's type descriptor of t.
+func typeWord(t reflect.Type) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&t))[1]
+}
+
+// copyUnseen copies a value of the type typ from src to dst, with the
+// garbage collector's write barriers but no race-detector events.
+//
+//go:norace
+func copyUnseen(typ, dst, src unsafe.Pointer) { typedmemmove(typ, dst, src) }
+
+//go:linkname typedmemmove runtime.typedmemmove
+//go:noescape
+func typedmemmove(typ, dst, src unsafe.Pointer)
+
 // sortedOrder returns the indexes of keys in the keys' canonical order, for
-// keys of the kinds sortKeys does not order: floats by value, pointers and
-// channels (also in an interface, after its type's name) by address, never
-// reading what they point to, others by their %#v form, in a stable sort.
+// keys of the kinds sortKeys does not order: floats by value, pointers by
+// pointerForm, others by their %#v form, in a stable sort.
 func sortedOrder[K comparable](keys []K) []int {
 	order := make([]int, len(keys))
 	for i := range order {
@@ -156,24 +288,17 @@ func sortedOrder[K comparable](keys []K) []int {
 		switch kind {
 		case reflect.Float32, reflect.Float64:
 			sk[i].n = reflect.ValueOf(k).Float()
-			continue
-		case reflect.Pointer, reflect.UnsafePointer, reflect.Chan:
-			sk[i].n = float64(reflect.ValueOf(k).Pointer())
-			continue
-		case reflect.Interface:
-			if v := reflect.ValueOf(k); v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.UnsafePointer || v.Kind() == reflect.Chan) {
-				sk[i].s, sk[i].n = v.Type().String(), float64(v.Pointer())
-				continue
+		default:
+			if f, ok := pointerForm(k); ok {
+				sk[i].s = f
+			} else {
+				sk[i].s = fmt.Sprintf("%#v", k)
 			}
 		}
-		// %#v would print what a pointer key points to: its fields,
-		// read while other goroutines write them (a race the detector
-		// reports), and through GoString methods.
-		sk[i].s = fmt.Sprintf("%#v", k)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		x, y := sk[a], sk[b]
-		return cmp.Or(cmp.Compare(x.s, y.s), cmp.Compare(x.n, y.n))
+		return cmp.Or(cmp.Compare(x.n, y.n), cmp.Compare(x.s, y.s))
 	})
 	return order
 }

@@ -591,7 +591,7 @@ func (m mode) httpOnScheduler() bool {
 		if p == "..." {
 			continue
 		}
-		for _, path := range []string{"net/http", "net/http/httptest"} {
+		for _, path := range []string{"net/http", "net/http/httptest", "crypto/tls"} {
 			prefix, wild := strings.CutSuffix(p, "...")
 			dir, tree := strings.CutSuffix(prefix, "/")
 			switch {
