@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -15,13 +14,7 @@ func TestLeaseExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("rewrites net/http and explores 10,000 schedules")
 	}
-	t.Chdir("../..")
-	t.Setenv("DST_DEMO", "1")
-	run := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		code := Main(append([]string{"test", "-wrap", "-count=1", "-v", "-dst.dir=off"}, args...), &out, &errb)
-		return code, out.String() + errb.String()
-	}
+	run := wrapExamples(t)
 	const delays = "-dst.faults=net.delay=0.5:20ms"
 	code, out := run("-run", "^TestBuggyOneLeader$", "-dst.iters=300", "./examples/lease")
 	if code != ExitOK || !strings.Contains(out, "300 schedules passed") {
