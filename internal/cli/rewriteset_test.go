@@ -29,7 +29,7 @@ func TestRewriteMarker(t *testing.T) {
 		if err != nil || deps != c.deps || !slices.Equal(set, c.named) {
 			t.Errorf("rewriteSet(%v, %q) = %q, %v, %v; want %q, %v", c.wrap, c.extra, set, deps, err, c.named, c.deps)
 		}
-		marker := markerValue(c.wrap, c.extra, deps)
+		marker := markerValue(wrapMode{wrap: c.wrap}, c.extra, deps)
 		if marker != c.marker {
 			t.Errorf("markerValue(%v, %q, %v) = %q, want %q", c.wrap, c.extra, deps, marker, c.marker)
 		}

@@ -157,18 +157,14 @@ type wrapMode struct{ wrap, nativeHTTP bool }
 // scheduler by default: under -wrap, unless -nativehttp.
 func (w wrapMode) http() bool { return w.wrap && !w.nativeHTTP }
 
-// httpPattern is the -rewrite pattern that names the standard HTTP stack
-// (rewrite.StdPackages).
-const httpPattern = "net/http/..."
-
 // rewriteFor rewrites the packages that patterns match, with go's build
 // flags (-race, -tags), their module's packages and the dependencies that
 // -wrap and -rewrite's patterns (extra) say, for the command cmd; on
 // failure it has said why on stderr and returns the exit code. Under -wrap
 // (without -nativehttp) net/http and httptest are rewritten too, where the
 // tests depend on them, as -rewrite=net/http/... would, but a refusal
-// leaves them native with a note; the marker then names the pattern, so
-// that reports, traces and replays know.
+// leaves them native with a note; the marker says -nativehttp when given,
+// so that reports, traces and replays know.
 func rewriteFor(e *env, cmd string, w wrapMode, extra, patterns, flags []string) (rewritten, int) {
 	wrap := w.wrap
 	dir, err := os.Getwd()
@@ -186,12 +182,8 @@ func rewriteFor(e *env, cmd string, w wrapMode, extra, patterns, flags []string)
 		fmt.Fprintf(e.stderr, "dstreplay %s: %v\n", cmd, err)
 		return rewritten{}, ExitFailure
 	}
-	marked := extra
-	if w.http() && !slices.Contains(extra, httpPattern) {
-		marked = append(slices.Clip(extra), httpPattern)
-	}
 	rw := rewritten{overlay: path, files: n,
-		env: []string{rewrite.EnvMarker + "=" + markerValue(wrap, marked, deps), "DST_TEST_DIR=" + dir}}
+		env: []string{rewrite.EnvMarker + "=" + markerValue(w, extra, deps), "DST_TEST_DIR=" + dir}}
 	if how := invocation(dir); how != "" {
 		rw.env = append(rw.env, envTool+"="+how)
 	}
@@ -261,10 +253,13 @@ func splitTestArgs(args []string) (patterns, build, others []string) {
 // rewritten ("..." first) or not ("none" first): a trace recorded before
 // every dependency was rewritten by default names neither, and is re-run as
 // it was recorded (see overlayFor).
-func markerValue(wrap bool, extra []string, deps bool) string {
+func markerValue(w wrapMode, extra []string, deps bool) string {
 	var flags []string
-	if wrap {
+	if w.wrap {
 		flags = append(flags, "-wrap")
+	}
+	if w.wrap && w.nativeHTTP {
+		flags = append(flags, "-nativehttp")
 	}
 	named := []string{"none"}
 	if deps {
@@ -300,20 +295,24 @@ func overlayFor(h *trace.Header, pkg string) (string, []string, error) {
 	}
 	opts := rewrite.Options{Patterns: []string{pkg}}
 	var extra []string
+	var w wrapMode
 	for _, o := range h.Options {
 		switch k, v, _ := strings.Cut(o, "="); k {
 		case "rewritten.wrap":
-			opts.Wrap = true
+			opts.Wrap, w.wrap = true, true
+		case "rewritten.nativehttp":
+			w.nativeHTTP = true
 		case "rewritten.rewrite":
 			extra = strings.Split(v, ",")
 		}
 	}
+	opts.HTTP = w.http()
 	var err error
 	opts.Rewrite, opts.Deps, err = rewriteSet(opts.Wrap, extra, false)
 	if err != nil {
 		return "", nil, fmt.Errorf("the trace's rewrite options: %w", err)
 	}
-	marker := markerValue(opts.Wrap, extra, opts.Deps)
+	marker := markerValue(w, extra, opts.Deps)
 	path, _, err := rewrite.Overlay(opts)
 	if err != nil {
 		return "", nil, fmt.Errorf("the trace was recorded by rewritten code (dstreplay test), and rewriting %s again failed: %w", pkg, err)

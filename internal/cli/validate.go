@@ -35,7 +35,7 @@ func checkRecorded(h *trace.Header, pkg string) error {
 	}
 	for _, o := range h.Options {
 		switch k, v, _ := strings.Cut(o, "="); k {
-		case "rewritten", "rewritten.wrap":
+		case "rewritten", "rewritten.wrap", "rewritten.nativehttp":
 			if v != "1" {
 				return fmt.Errorf("the trace's option %q is not %s=1", o, k)
 			}
@@ -64,7 +64,9 @@ func sayRewrite(e *env, cmd string, h *trace.Header, pkg string) {
 	for _, o := range h.Options {
 		switch k, v, _ := strings.Cut(o, "="); k {
 		case "rewritten.wrap":
-			wrap = []string{"-wrap"}
+			wrap = append([]string{"-wrap"}, wrap...)
+		case "rewritten.nativehttp":
+			wrap = append(wrap, "-nativehttp")
 		case "rewritten.rewrite":
 			rewrite = []string{"-rewrite=" + v}
 		}

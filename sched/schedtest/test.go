@@ -574,19 +574,23 @@ func cannotReplay(rec, cur mode, kind string) string {
 		return "was recorded under -race, and its failure is a data race, which only the race detector reports"
 	case rec.rewritten && cur.rewritten && rec.httpOnScheduler() != cur.httpOnScheduler():
 		if rec.httpOnScheduler() {
-			return "was recorded with net/http on the scheduler (-rewrite=net/http/...), and this binary runs it natively: its schedule is of goroutines this run does not have"
+			return "was recorded with net/http on the scheduler (-wrap, or -rewrite=net/http/...), and this binary runs it natively: its schedule is of goroutines this run does not have"
 		}
-		return "was recorded with net/http run natively, and this binary runs it on the scheduler (-rewrite=net/http/...): its schedule is of other goroutines"
+		return "was recorded with net/http run natively (-nativehttp, or neither -wrap nor -rewrite=net/http/...), and this binary runs it on the scheduler: its schedule is of other goroutines"
 	}
 	return ""
 }
 
-// httpOnScheduler reports whether m's -rewrite has a pattern that matches
-// net/http or httptest, as the rewrite matches them (internal/rewrite's
-// StdPackages and matchAny), so that the standard HTTP stack runs on the
-// scheduler: a schedule recorded one way does not replay the other. "..."
-// means every dependency, which leaves the standard library out.
+// httpOnScheduler reports whether the standard HTTP stack runs on the
+// scheduler in m: under -wrap without -nativehttp, or when m's -rewrite has
+// a pattern that matches net/http, httptest or crypto/tls, as the rewrite
+// matches them (internal/rewrite's StdPackages and matchAny). A schedule
+// recorded one way does not replay the other. "..." means every
+// dependency, which leaves the standard library out.
 func (m mode) httpOnScheduler() bool {
+	if m.wrap && !m.nativeHTTP {
+		return true
+	}
 	for _, p := range strings.Split(m.rewrite, ",") {
 		if p == "..." {
 			continue
@@ -792,10 +796,11 @@ func toolNote() string {
 // test) or rewritten onto the scheduler by dstreplay test and its flags,
 // and with or without the race detector. A trace's header records it.
 type mode struct {
-	rewritten bool
-	wrap      bool   // dstreplay test -wrap
-	rewrite   string // dstreplay test -rewrite=...
-	race      bool
+	rewritten  bool
+	wrap       bool   // dstreplay test -wrap
+	nativeHTTP bool   // dstreplay test -wrap -nativehttp
+	rewrite    string // dstreplay test -rewrite=...
+	race       bool
 }
 
 // currentMode is how this test binary runs.
@@ -806,6 +811,8 @@ func currentMode() mode {
 		switch name, value, _ := strings.Cut(f, "="); name {
 		case "-wrap":
 			m.wrap = true
+		case "-nativehttp":
+			m.nativeHTTP = true
 		case "-rewrite":
 			m.rewrite = value
 		}
@@ -822,6 +829,8 @@ func recordedMode(h *trace.Header) mode {
 			m.rewritten = v == "1"
 		case "rewritten.wrap":
 			m.wrap = v == "1"
+		case "rewritten.nativehttp":
+			m.nativeHTTP = v == "1"
 		case "rewritten.rewrite":
 			m.rewrite = v
 		case "race":
@@ -839,6 +848,9 @@ func (m mode) command() []string {
 		args = []string{t, "test"}
 		if m.wrap {
 			args = append(args, "-wrap")
+		}
+		if m.wrap && m.nativeHTTP {
+			args = append(args, "-nativehttp")
 		}
 		if m.rewrite != "" {
 			args = append(args, shellWord("-rewrite="+m.rewrite))

@@ -276,6 +276,8 @@ func (s plan) header(o Options, name string, body func(*T), rec *entropy.Recordi
 			switch name, value, _ := strings.Cut(f, "="); name {
 			case "-wrap":
 				h.Options = append(h.Options, "rewritten.wrap=1")
+			case "-nativehttp":
+				h.Options = append(h.Options, "rewritten.nativehttp=1")
 			case "-rewrite":
 				h.Options = append(h.Options, "rewritten.rewrite="+value)
 			}

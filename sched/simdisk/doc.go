@@ -11,7 +11,8 @@
 // a bufio.Writer over one) reaches the file as written, without faults.
 //
 // The faults, each off unless the test gives it a probability
-// (schedtest.Options.Faults, or -dst.faults on the command line):
+// (schedtest.Options.Faults, or -dst.faults on the command line), and
+// never on the standard streams (os.Stdin, os.Stdout, os.Stderr):
 //
 //   - FaultEIO: a write or a sync fails with EIO, having written nothing.
 //   - FaultENOSPC: a write writes part of what it was given, drawn, and

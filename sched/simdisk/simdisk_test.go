@@ -114,3 +114,19 @@ func TestOffByDefault(t *testing.T) {
 		t.Fatalf("%v %v", err, res.Failure)
 	}
 }
+
+// TestStdStreamsNoFaults: the process's standard output and error are not
+// the disk's: with every fault at probability 1, writing to them works.
+func TestStdStreamsNoFaults(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Faults: map[string]float64{simdisk.FaultEIO: 1, simdisk.FaultENOSPC: 1}}, func(st *schedtest.T) {
+		if _, err := simdisk.WriteString(os.Stderr, ""); err != nil {
+			st.Errorf("an empty write to stderr: %v", err)
+		}
+		if _, err := simdisk.Write(os.Stdout, []byte("simdisk: stdout is not the disk's\n")); err != nil {
+			st.Errorf("a write to stdout: %v", err)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
