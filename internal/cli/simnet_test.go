@@ -192,3 +192,54 @@ func TestTLS(t *testing.T) {
 		t.Errorf("TLS under -wrap: %v; want 300 schedules passed, nothing native\n%s", err, out)
 	}
 }
+
+// TestWrapRPC: a net/rpc server and client under -wrap: net/rpc is
+// rewritten with net/http, so its dial reaches the test's simulated
+// listener and its client's reading goroutine is the run's. Regression
+// (found on asaskevich/EventBus): net/rpc, native, dialed the real
+// network, where nothing listened, and was refused.
+func TestWrapRPC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own and rewrites net/http and net/rpc")
+	}
+	m := newOwnModule(t, map[string]string{
+		"rpc_test.go": `package rpcmod
+
+import (
+	"net"
+	"net/rpc"
+	"testing"
+)
+
+type Echo struct{}
+
+func (Echo) Twice(a int, r *int) error { *r = 2 * a; return nil }
+
+func TestRPC(t *testing.T) {
+	s := rpc.NewServer()
+	if err := s.Register(Echo{}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go s.Accept(l)
+	c, err := rpc.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var r int
+	if err := c.Call("Echo.Twice", 21, &r); err != nil || r != 42 {
+		t.Fatalf("Echo.Twice(21) = %d, %v", r, err)
+	}
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=100 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "100 schedules passed") || strings.Contains(out, "natively") {
+		t.Errorf("net/rpc under -wrap: %v; want 100 schedules passed, nothing native\n%s", err, out)
+	}
+}

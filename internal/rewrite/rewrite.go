@@ -52,8 +52,11 @@ const (
 // network; and crypto/tls, which net/http's TLS runs through: natively its
 // locks would block the scheduler's goroutines outside it, and the
 // goroutine that closes a connection when a handshake's context ends
-// would be none of the run's. Any other standard package runs natively.
-var StdPackages = []string{"net/http", "net/http/httptest", "crypto/tls"}
+// would be none of the run's; and net/rpc, whose dials, natively, went to
+// the real network while the test's listener was simulated (a refused
+// dial), and whose client reads in a goroutine of its own. Any other
+// standard package runs natively.
+var StdPackages = []string{"net/http", "net/http/httptest", "crypto/tls", "net/rpc"}
 
 // The names rewritten code gives the shims' packages and its temporaries;
 // a leading underscore and the prefix keep them apart from the user's.

@@ -595,7 +595,7 @@ func (m mode) httpOnScheduler() bool {
 		if p == "..." {
 			continue
 		}
-		for _, path := range []string{"net/http", "net/http/httptest", "crypto/tls"} {
+		for _, path := range []string{"net/http", "net/http/httptest", "crypto/tls", "net/rpc"} {
 			prefix, wild := strings.CutSuffix(p, "...")
 			dir, tree := strings.CutSuffix(prefix, "/")
 			switch {
