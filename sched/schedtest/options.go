@@ -368,7 +368,7 @@ func (o Options) withFlags() (Options, error) {
 		case "dst.faults":
 			// checkFlag parsed it.
 			ps, bs, _ := engine.ParseFaults(flags.faults)
-			o.Faults, o.FaultBounds = mergeFaults(o.Faults, ps), mergeBounds(o.FaultBounds, bs)
+			o.Faults, o.FaultBounds = merged(o.Faults, ps), merged(o.FaultBounds, bs)
 			o.faultFlag = flags.faults
 		case "dst.replay":
 			// checkFlag parsed it.
@@ -568,24 +568,15 @@ func readFuzzInput(path string) ([]byte, error) {
 	return append([]byte{}, b...), nil
 }
 
-// mergeFaults is a copy of base with over's entries set over it.
-func mergeFaults(base, over map[string]float64) map[string]float64 {
-	m := maps.Clone(base)
-	if m == nil {
-		m = map[string]float64{}
-	}
-	maps.Copy(m, over)
-	return m
-}
-
-// mergeBounds is mergeFaults for bounds.
-func mergeBounds(base, over map[string]time.Duration) map[string]time.Duration {
+// merged is base with over's entries set over it: base itself when over
+// is empty, else a copy.
+func merged[V any](base, over map[string]V) map[string]V {
 	if len(over) == 0 {
 		return base
 	}
 	m := maps.Clone(base)
 	if m == nil {
-		m = map[string]time.Duration{}
+		m = map[string]V{}
 	}
 	maps.Copy(m, over)
 	return m
