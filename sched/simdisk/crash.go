@@ -3,7 +3,6 @@ package simdisk
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,13 +29,8 @@ type fileID struct{ dev, ino uint64 }
 
 var durabilityKey byte
 
-// tracker is the calling goroutine's run's durability, made at its first
-// use; nil outside a run.
-func tracker() *durability {
-	g := engine.Current()
-	if g == nil {
-		return nil
-	}
+// tracker is g's run's durability, made at its first use.
+func tracker(g *engine.G) *durability {
 	if d, ok := g.Shadow(unsafe.Pointer(&durabilityKey)).(*durability); ok {
 		return d
 	}
@@ -45,25 +39,25 @@ func tracker() *durability {
 	return d
 }
 
-// idOf is the identity of the file fi describes.
-func idOf(fi fs.FileInfo) (fileID, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
+// content is the identity of the regular file at path, which fi
+// describes, and what it holds; ok is false for any other file, or one
+// that cannot be read.
+func content(path string, fi fs.FileInfo) (id fileID, b []byte, ok bool) {
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if !isStat || !fi.Mode().IsRegular() {
+		return fileID{}, nil, false
 	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+	b, err := os.ReadFile(path)
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, b, err == nil
 }
 
 // beforeWrite records, before the run's first write to f, what f holds:
 // it was on the disk before the run wrote to it.
-func beforeWrite(f *os.File) {
-	d := tracker()
-	if d == nil {
-		return
-	}
+func beforeWrite(g *engine.G, f *os.File) {
+	d := tracker(g)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.seen[f] {
+	if d.seen[f] || f == nil {
 		return
 	}
 	d.seen[f] = true
@@ -75,12 +69,8 @@ func beforeWrite(f *os.File) {
 // keep records what the file at path, described by fi, holds, unless the
 // run knows what is durable of it already (the caller holds the lock).
 func (d *durability) keep(path string, fi fs.FileInfo) {
-	id, ok := idOf(fi)
-	if !ok || !fi.Mode().IsRegular() {
-		return
-	}
-	if _, known := d.files[id]; !known {
-		if b, err := os.ReadFile(path); err == nil {
+	if id, b, ok := content(path, fi); ok {
+		if _, known := d.files[id]; !known {
 			d.files[id] = b
 		}
 	}
@@ -88,41 +78,29 @@ func (d *durability) keep(path string, fi fs.FileInfo) {
 
 // beforeTruncate records what the file at path holds, if there is one,
 // before it is opened with O_TRUNC (WriteFile).
-func beforeTruncate(path string) {
-	d := tracker()
-	if d == nil {
-		return
-	}
+func beforeTruncate(g *engine.G, path string) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return
 	}
+	d := tracker(g)
 	d.mu.Lock()
 	d.keep(path, fi)
 	d.mu.Unlock()
 }
 
 // synced records that what f holds now is durable.
-func synced(f *os.File) {
-	d := tracker()
-	if d == nil {
-		return
-	}
+func synced(g *engine.G, f *os.File) {
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return
-	}
-	id, ok := idOf(fi)
-	if !ok {
-		return
-	}
-	b, err := os.ReadFile(f.Name())
 	if err != nil {
 		return
 	}
-	d.mu.Lock()
-	d.files[id] = b
-	d.mu.Unlock()
+	if id, b, ok := content(f.Name(), fi); ok {
+		d := tracker(g)
+		d.mu.Lock()
+		d.files[id] = b
+		d.mu.Unlock()
+	}
 }
 
 var tearKey = entropy.KeyOf("simdisk.crash.tear")
@@ -140,11 +118,11 @@ var tearKey = entropy.KeyOf("simdisk.crash.tear")
 // The run's log says what each file lost. Outside a run, Crash is an
 // error: nothing is known of what was synced.
 func Crash(dir string) error {
-	d := tracker()
-	if d == nil {
+	g := engine.Current()
+	if g == nil {
 		return fmt.Errorf("simdisk: Crash(%q) outside a run: only a run knows what was synced", dir)
 	}
-	g := engine.Current()
+	d := tracker(g)
 	sched.Yield() // a crash may come at any point
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -156,14 +134,10 @@ func Crash(dir string) error {
 		if err != nil {
 			return err
 		}
-		id, ok := idOf(fi)
+		id, cur, ok := content(path, fi)
 		durable, known := d.files[id]
 		if !ok || !known {
 			return nil
-		}
-		cur, err := os.ReadFile(path)
-		if err != nil {
-			return err
 		}
 		kept := durable
 		if tail, appended := bytes.CutPrefix(cur, durable); appended && len(tail) > 0 {
@@ -174,23 +148,10 @@ func Crash(dir string) error {
 		if bytes.Equal(kept, cur) {
 			return nil
 		}
-		if err := rewriteInPlace(path, kept); err != nil {
+		if err := os.WriteFile(path, kept, 0); err != nil { // the file's own inode, truncated
 			return fmt.Errorf("simdisk: crash: %w", err)
 		}
 		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", path, len(kept), len(cur), len(durable)))
 		return nil
 	})
-}
-
-// rewriteInPlace makes the file at path hold b, keeping its inode.
-func rewriteInPlace(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, bytes.NewReader(b))
-	if err1 := f.Close(); err == nil {
-		err = err1
-	}
-	return err
 }

@@ -31,27 +31,30 @@ var (
 // Write is f.Write(b). Inside a run, FaultEIO fails it with nothing
 // written, and FaultENOSPC writes a part of b, drawn, then fails.
 func Write(f *os.File, b []byte) (int, error) {
-	beforeWrite(f)
-	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.Write(b) }); ok {
-		return n, err
+	if g := engine.Current(); g != nil {
+		if n, err, ok := writeFault(g, f, len(b), func(k int) (int, error) { return f.Write(b[:k]) }); ok {
+			return n, err
+		}
 	}
 	return f.Write(b)
 }
 
 // WriteString is f.WriteString(s), with Write's faults.
 func WriteString(f *os.File, s string) (int, error) {
-	beforeWrite(f)
-	if n, err, ok := writeFault(f, "write", []byte(s), func(b []byte) (int, error) { return f.Write(b) }); ok {
-		return n, err
+	if g := engine.Current(); g != nil {
+		if n, err, ok := writeFault(g, f, len(s), func(k int) (int, error) { return f.WriteString(s[:k]) }); ok {
+			return n, err
+		}
 	}
 	return f.WriteString(s)
 }
 
 // WriteAt is f.WriteAt(b, off), with Write's faults.
 func WriteAt(f *os.File, b []byte, off int64) (int, error) {
-	beforeWrite(f)
-	if n, err, ok := writeFault(f, "write", b, func(b []byte) (int, error) { return f.WriteAt(b, off) }); ok {
-		return n, err
+	if g := engine.Current(); g != nil {
+		if n, err, ok := writeFault(g, f, len(b), func(k int) (int, error) { return f.WriteAt(b[:k], off) }); ok {
+			return n, err
+		}
 	}
 	return f.WriteAt(b, off)
 }
@@ -75,17 +78,18 @@ func Sync(f *os.File) error {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	synced(f)
+	synced(g, f)
 	return nil
 }
 
 // WriteFile is os.WriteFile(name, data, perm), whose write has Write's
 // faults.
 func WriteFile(name string, data []byte, perm fs.FileMode) error {
-	if engine.Current() == nil {
+	g := engine.Current()
+	if g == nil {
 		return os.WriteFile(name, data, perm)
 	}
-	beforeTruncate(name)
+	beforeTruncate(g, name)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
@@ -97,25 +101,27 @@ func WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-// writeFault draws the faults of a write of b to f by write, inside a run:
-// ok says one fired, and n and err are what the write returns then.
-func writeFault(f *os.File, op string, b []byte, write func([]byte) (int, error)) (n int, err error, ok bool) {
-	g := engine.Current()
-	if g == nil || f == nil || len(b) == 0 || stdStream(f) {
+// writeFault, inside g's run, records what f held before the run's first
+// write to it (beforeWrite) and draws the faults of a write of n bytes,
+// whose first k bytes prefix writes: ok says one fired, and what the
+// write returns then.
+func writeFault(g *engine.G, f *os.File, n int, prefix func(k int) (int, error)) (int, error, bool) {
+	beforeWrite(g, f)
+	if f == nil || n == 0 || stdStream(f) {
 		return 0, nil, false
 	}
 	if sched.Fault(FaultEIO) {
-		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", len(b), f.Name()))
-		return 0, &fs.PathError{Op: op, Path: f.Name(), Err: syscall.EIO}, true
+		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", n, f.Name()))
+		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}, true
 	}
 	if sched.Fault(FaultENOSPC) {
-		k := g.Source().At(enospcKey).IntRange(0, len(b)-1)
-		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", f.Name(), k, len(b)))
-		n, err := write(b[:k])
-		if err != nil {
-			return n, err, true
+		k := g.Source().At(enospcKey).IntRange(0, n-1)
+		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", f.Name(), k, n))
+		written, err := prefix(k)
+		if err == nil {
+			err = &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 		}
-		return n, &fs.PathError{Op: op, Path: f.Name(), Err: syscall.ENOSPC}, true
+		return written, err, true
 	}
 	return 0, nil, false
 }
