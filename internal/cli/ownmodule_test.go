@@ -292,8 +292,5 @@ func TestServer(t *testing.T) {
 			t.Errorf("the output does not say %q:\n%s", want, out)
 		}
 	}
-	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=3 -dst.dir=off")
-	if err != nil || !strings.Contains(out, "3 schedules passed") || strings.Contains(out, "natively") {
-		t.Errorf("the wrapped test with net/http on the scheduler (the default): %v; want 3 schedules passed, nothing native\n%s", err, out)
-	}
+	m.wrapPasses(t, "the wrapped test with net/http on the scheduler (the default)", 3, "-dst.dir=off")
 }

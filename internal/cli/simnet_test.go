@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,10 +137,7 @@ func TestWrapRunsHTTPOnTheScheduler(t *testing.T) {
 	if err == nil || !strings.Contains(out, "count = 1, want 2") || strings.Contains(out, "diverged") {
 		t.Errorf("the saved trace, replayed in a new process: %v; want the same failure, no divergence\n%s", err, out)
 	}
-	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -v -run '^TestFixed$' -dst.iters=1000")
-	if err != nil || !strings.Contains(out, "1000 schedules passed") || strings.Contains(out, "natively") {
-		t.Errorf("the fixed twin: %v; want 1000 schedules passed, nothing native\n%s", err, out)
-	}
+	m.wrapPasses(t, "the fixed twin", 1000, "-run '^TestFixed$'")
 }
 
 // TestWrapTLS: an httptest TLS server and its client under -wrap, two
@@ -187,10 +185,7 @@ func TestTLS(t *testing.T) {
 }
 `,
 	})
-	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=300 -dst.dir=off")
-	if err != nil || !strings.Contains(out, "300 schedules passed") || strings.Contains(out, "natively") {
-		t.Errorf("TLS under -wrap: %v; want 300 schedules passed, nothing native\n%s", err, out)
-	}
+	m.wrapPasses(t, "TLS under -wrap", 300, "-dst.dir=off")
 }
 
 // TestWrapRPC: a net/rpc server and client under -wrap: net/rpc is
@@ -238,8 +233,16 @@ func TestRPC(t *testing.T) {
 }
 `,
 	})
-	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=100 -dst.dir=off")
-	if err != nil || !strings.Contains(out, "100 schedules passed") || strings.Contains(out, "natively") {
-		t.Errorf("net/rpc under -wrap: %v; want 100 schedules passed, nothing native\n%s", err, out)
+	m.wrapPasses(t, "net/rpc under -wrap", 100, "-dst.dir=off")
+}
+
+// wrapPasses runs the module's tests under go tool dstreplay test -wrap
+// -count=1 -v with n schedules and the further flags, and fails t, saying
+// what ran, unless they pass all n with nothing run natively.
+func (m *ownModule) wrapPasses(t *testing.T, what string, n int, flags ...string) {
+	t.Helper()
+	out, err := m.sh(fmt.Sprintf("go tool dstreplay test -wrap . -count=1 -v %s -dst.iters=%d", strings.Join(flags, " "), n))
+	if want := fmt.Sprintf("%d schedules passed", n); err != nil || !strings.Contains(out, want) || strings.Contains(out, "natively") {
+		t.Errorf("%s: %v; want %s, nothing native\n%s", what, err, want, out)
 	}
 }
