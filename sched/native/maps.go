@@ -140,7 +140,7 @@ func sortKeys[K comparable](keys []K, kind reflect.Kind) {
 
 // pointerForm is, when k is a pointer (or an interface holding one), the
 // form that orders it among the map's keys: what it points to, with the
-// pointers in there followed in turn (keyForm), never an address, which
+// pointers in there followed in turn (former.form), never an address, which
 // differs from process to process, so that a saved trace of a range over
 // such a map (net/http's Server.closeIdleConns, over its
 // map[*conn]struct{}) replays in another. What is read is copied first
@@ -153,26 +153,45 @@ func pointerForm(k any) (string, bool) {
 	if !v.IsValid() || v.Kind() != reflect.Pointer {
 		return "", false
 	}
-	var b strings.Builder
-	b.WriteString(v.Type().String())
-	keyForm(&b, v, 0)
-	return b.String(), true
+	// Shallow content first: the form at one pointer deep, then at two,
+	// and so on, each bounded. A key's own fields decide its place before
+	// what it shares with the others (net/http's conns each point first to
+	// their one Server, whose form alone outgrows a bound, and differ by
+	// their remoteAddr, further on).
+	f := former{}
+	f.b.WriteString(v.Type().String())
+	for f.limit = 1; f.limit <= formDepth; f.limit++ {
+		f.stop = f.b.Len() + formLen
+		f.b.WriteByte('|')
+		f.form(v, 0)
+	}
+	return f.b.String(), true
 }
 
-// The bounds of keyForm: how many pointers deep it follows, how many
-// elements of an array or a slice it writes, and how long a form gets.
+// The bounds of a pointer key's form: how many pointers deep it follows,
+// how many elements of an array or a slice it writes, and how long the
+// form of one depth gets.
 const (
 	formDepth = 4
 	formElems = 16
 	formLen   = 1024
 )
 
-// keyForm writes v's content to b: values as they print, pointers
-// followed to formDepth (their targets copied unseen), and what has no
-// content of its own to order by (a func, a channel, an unsafe.Pointer, a
-// map, a pointer past the depth) as its kind alone.
-func keyForm(b *strings.Builder, v reflect.Value, depth int) {
-	if b.Len() > formLen {
+// former writes the content of a value, to a depth of limit pointers, to
+// b, until b is stop bytes long.
+type former struct {
+	b     strings.Builder
+	limit int
+	stop  int
+}
+
+// form writes v's content: values as they print, pointers followed to the
+// limit (their targets copied unseen), and what has no content of its own
+// to order by (a func, a channel, an unsafe.Pointer, a map, a pointer past
+// the limit) as its kind alone.
+func (f *former) form(v reflect.Value, depth int) {
+	b := &f.b
+	if b.Len() > f.stop {
 		return
 	}
 	switch v.Kind() {
@@ -191,14 +210,14 @@ func keyForm(b *strings.Builder, v reflect.Value, depth int) {
 	case reflect.String:
 		b.WriteString(strconv.Quote(v.String()))
 	case reflect.Pointer:
-		if v.IsNil() || depth >= formDepth {
+		if v.IsNil() || depth >= f.limit {
 			b.WriteString(cond(v.IsNil(), "nil", "ptr"))
 			return
 		}
 		c := reflect.New(v.Type().Elem())
 		copyUnseen(typeWord(v.Type().Elem()), c.UnsafePointer(), v.UnsafePointer())
 		b.WriteByte('&')
-		keyForm(b, c.Elem(), depth+1)
+		f.form(c.Elem(), depth+1)
 	case reflect.Interface:
 		if v.IsNil() {
 			b.WriteString("nil")
@@ -207,7 +226,7 @@ func keyForm(b *strings.Builder, v reflect.Value, depth int) {
 		e := v.Elem()
 		b.WriteString(e.Type().String())
 		b.WriteByte('(')
-		keyForm(b, e, depth)
+		f.form(e, depth)
 		b.WriteByte(')')
 	case reflect.Struct:
 		b.WriteByte('{')
@@ -215,7 +234,7 @@ func keyForm(b *strings.Builder, v reflect.Value, depth int) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			keyForm(b, v.Field(i), depth)
+			f.form(v.Field(i), depth)
 		}
 		b.WriteByte('}')
 	case reflect.Array:
@@ -224,11 +243,11 @@ func keyForm(b *strings.Builder, v reflect.Value, depth int) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			keyForm(b, v.Index(i), depth)
+			f.form(v.Index(i), depth)
 		}
 		b.WriteByte(']')
 	case reflect.Slice:
-		if v.IsNil() || depth >= formDepth {
+		if v.IsNil() || depth >= f.limit {
 			b.WriteString(cond(v.IsNil(), "nil", "slice"))
 			return
 		}
@@ -239,7 +258,7 @@ func keyForm(b *strings.Builder, v reflect.Value, depth int) {
 			copyUnseen(typeWord(a.Type().Elem()), a.UnsafePointer(), v.UnsafePointer())
 		}
 		b.WriteString(strconv.Itoa(v.Len()))
-		keyForm(b, a.Elem(), depth+1)
+		f.form(a.Elem(), depth+1)
 	default: // Chan, Func, Map, UnsafePointer
 		b.WriteString(v.Kind().String())
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -220,6 +221,50 @@ func TestMapPointerKeysByContent(t *testing.T) {
 		_, err := schedtest.Run(schedtest.Options{Seed: 5}, func(*schedtest.T) {
 			for k := range native.Map(m) {
 				got = append(got, *k.name)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(got)
+	}
+	if a, b := order(false), order(true); a != b {
+		t.Errorf("the same keys, allocated in the other order, range as %s, then as %s", a, b)
+	}
+}
+
+// shared is what many keys point to, with more content than one depth's
+// form holds.
+type shared struct{ config string }
+
+// conn is a key whose first field leads to what every key shares, and
+// whose own content comes after it.
+type conn struct {
+	srv  *shared
+	addr string
+}
+
+// TestMapPointerKeysOwnContentFirst: keys that differ only past a shared
+// target of much content are ordered by their own fields, which come
+// first in the form, not by Go's map order once the form's bound is
+// reached. Regression: net/http's conns all point first to their Server;
+// its form filled the bound before the conn's remoteAddr, the keys tied,
+// and a saved trace of Server.Close's closeIdleConns diverged when
+// replayed in a new process (atomic#42 recorded, atomic#30 replayed).
+func TestMapPointerKeysOwnContentFirst(t *testing.T) {
+	srv := &shared{config: strings.Repeat("x", 4000)}
+	order := func(reverse bool) string {
+		m := map[*conn]bool{}
+		for i := range 12 {
+			if reverse {
+				i = 11 - i
+			}
+			m[&conn{srv, fmt.Sprint("127.0.0.1:", 40000+i)}] = true
+		}
+		var got []string
+		_, err := schedtest.Run(schedtest.Options{Seed: 5}, func(*schedtest.T) {
+			for k := range native.Map(m) {
+				got = append(got, k.addr)
 			}
 		})
 		if err != nil {
