@@ -57,7 +57,11 @@ func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
 				unorderedVals = append(unorderedVals, v)
 			}
 			vals = make([]V, 0, len(m))
-			for _, i := range sortedOrder(unordered) {
+			order, tied := sortedOrder(unordered)
+			if tied {
+				noteTied[M](g)
+			}
+			for _, i := range order {
 				keys = append(keys, unordered[i])
 				vals = append(vals, unorderedVals[i])
 			}
@@ -286,16 +290,30 @@ func copyUnseen(typ, dst, src unsafe.Pointer) { typedmemmove(typ, dst, src) }
 //go:noescape
 func typedmemmove(typ, dst, src unsafe.Pointer)
 
+// noteTied says in g's run's log, once per run and map type, that a range
+// over a map of the type M met keys it could not tell apart, whose order
+// is then Go's.
+func noteTied[M any](g *engine.G) {
+	key := typeWord(reflect.TypeFor[M]())
+	if g.Shadow(key) != nil {
+		return
+	}
+	g.SetShadow(key, nil, true)
+	g.Log(fmt.Sprintf("sched: note: a range over a %s met keys alike in content: their order is Go's map order, which a replay in another process may not repeat", reflect.TypeFor[M]()))
+}
+
 // sortedOrder returns the indexes of keys in the keys' canonical order, for
 // keys of the kinds sortKeys does not order: floats by value, pointers by
-// pointerForm, others by their %#v form, in a stable sort.
-func sortedOrder[K comparable](keys []K) []int {
-	order := make([]int, len(keys))
+// pointerForm, others by their %#v form, in a stable sort. tied says that
+// two keys had the same form (or were NaNs), so that their order is the one
+// given.
+func sortedOrder[K comparable](keys []K) (order []int, tied bool) {
+	order = make([]int, len(keys))
 	for i := range order {
 		order[i] = i
 	}
 	if len(keys) < 2 {
-		return order
+		return order, false
 	}
 	type sortKey struct {
 		n float64
@@ -315,9 +333,13 @@ func sortedOrder[K comparable](keys []K) []int {
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
+	compare := func(a, b int) int {
 		x, y := sk[a], sk[b]
 		return cmp.Or(cmp.Compare(x.n, y.n), cmp.Compare(x.s, y.s))
-	})
-	return order
+	}
+	slices.SortStableFunc(order, compare)
+	for i := 1; i < len(order) && !tied; i++ {
+		tied = compare(order[i-1], order[i]) == 0
+	}
+	return order, tied
 }

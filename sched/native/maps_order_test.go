@@ -78,7 +78,8 @@ func checkOrder[K comparable](t *testing.T, name string, gen func(r *rand.Rand) 
 			got = slices.Clone(keys)
 			sortKeys(got, kind)
 		} else {
-			for _, i := range sortedOrder(keys) {
+			order, _ := sortedOrder(keys)
+			for _, i := range order {
 				got = append(got, keys[i])
 			}
 		}

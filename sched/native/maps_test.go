@@ -276,3 +276,30 @@ func TestMapPointerKeysOwnContentFirst(t *testing.T) {
 		t.Errorf("the same keys, allocated in the other order, range as %s, then as %s", a, b)
 	}
 }
+
+// TestMapTiedKeysNoted: a range over pointer keys alike in content, whose
+// order is then Go's, says so in the run's log, once per map type; keys
+// that differ say nothing.
+func TestMapTiedKeysNoted(t *testing.T) {
+	alike := map[*int]bool{new(int): true, new(int): true, new(int): true}
+	one, two := 1, 2
+	distinct := map[*int]bool{&one: true, &two: true}
+	logs := func(m map[*int]bool, ranges int) []string {
+		res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(*schedtest.T) {
+			for range ranges {
+				for range native.Map(m) {
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Logs
+	}
+	if l := logs(alike, 3); len(l) != 1 || !strings.Contains(l[0], "map[*int]bool met keys alike") {
+		t.Errorf("three ranges over keys alike logged %q, want one note naming map[*int]bool", l)
+	}
+	if l := logs(distinct, 3); len(l) != 0 {
+		t.Errorf("ranges over distinct keys logged %q", l)
+	}
+}
