@@ -29,6 +29,7 @@ const (
 	KindObject    = event.KindObject    // object Obj is Text (for example "Mutex#3")
 	KindPanic     = event.KindPanic     // G panicked with Text
 	KindFail      = event.KindFail      // G failed a check or an oracle's: Text says how
+	KindIO        = event.KindIO        // G did Op on the connection or file Obj: N bytes at offset Arg, arriving (or lasting) Dur
 )
 
 // Field is a field an event kind carries besides the step, the goroutine and

@@ -14,7 +14,7 @@ import (
 	"github.com/dstgo/dst/internal/event"
 )
 
-// The file layout (versions 2 and 3):
+// The file layout (versions 2 to 4):
 //
 //	magic "DSTTRACE", uvarint version
 //	header: uvarint length, then key/value strings and the entropy
@@ -35,9 +35,10 @@ import (
 // prefix is read when the trace is opened, before its checksum is: the
 // index's count of events checks the last frame's, which nothing after it
 // does. Version 1 had a CRC-32 of each frame's zstd bytes only and no
-// count of events; version 2 had no fail events (KindFail). Both are still
-// read; a reader of version 2 refuses version 3 with ErrVersion rather than
-// misread its new events.
+// count of events; version 2 had no fail events (KindFail), version 3 no
+// I/O events (KindIO, the first kind whose number is past an event
+// header's four bits). All are still read; a reader of an earlier version
+// refuses a later one with ErrVersion rather than misread its new events.
 //
 // Frames are independent, so a reader that has the index reaches any event
 // by decoding one frame; a trace cut short (a crash while writing) is still
@@ -49,7 +50,7 @@ const (
 	trailerSize  = 16
 	// Version is the format version this package writes; it reads this one
 	// and the earlier ones.
-	Version = 3
+	Version = 4
 )
 
 // Sentinel errors for bad input; errors from this package wrap them with

@@ -121,6 +121,27 @@ func (g *G) Log(s string) {
 	}
 }
 
+// IO records that g did op on the connection or the file o, of kind k:
+// n bytes at offset at, arriving (a message) or lasting (a sync) after.
+// o is bound to the run at its first I/O, whether or not the run is
+// traced, so that its number is the same in both; in a traced run, the
+// trace gets a KindIO event, which the stepper shows and html draws
+// (a message as a line from its send to its receipt). It is not a
+// scheduling point.
+//
+//go:norace
+func (g *G) IO(op Op, o *Obj, k ObjKind, at, n int64, after time.Duration) {
+	r := g.run
+	if o.run != r {
+		o.Bind(g, k)
+	}
+	if r.tr != nil {
+		e := r.event(event.KindIO, g)
+		e.Op, e.Obj, e.Arg, e.N, e.Dur = uint8(op), o.id, at, n, int64(after)
+		r.record(e)
+	}
+}
+
 // NativeBoundary records that g, at where, started what runs natively
 // (package sched/native/boundary): once per run for each what
 // (Outcome.Natives).

@@ -45,6 +45,9 @@ const (
 	OpLen                  = event.OpLen
 	OpTimer                = event.OpTimer
 	OpContext              = event.OpContext
+	OpWrite                = event.OpWrite
+	OpSync                 = event.OpSync
+	OpCrash                = event.OpCrash
 )
 
 // ObjKind names the type of a synchronisation object, for reports.
@@ -61,6 +64,8 @@ const (
 	KindChan
 	KindTimer
 	KindContext
+	KindConn // one direction of a simulated connection (G.IO)
+	KindFile // a file written through package simdisk (G.IO)
 	numKinds
 )
 
@@ -75,6 +80,8 @@ var kindNames = [numKinds]string{
 	KindChan:      "chan",
 	KindTimer:     "Timer",
 	KindContext:   "Context",
+	KindConn:      "conn",
+	KindFile:      "file",
 }
 
 func (k ObjKind) String() string {

@@ -10,7 +10,9 @@ import (
 const FrameEvents = 4096
 
 // Event header byte: the kind in the low 4 bits, then flags that let the
-// common case (same goroutine, next step, same time) cost one byte.
+// common case (same goroutine, next step, same time) cost one byte. A kind
+// past the 4 bits (version 4 on) has 0 there, and its own byte after the
+// header.
 const (
 	kindMask  = 0x0f
 	flagStep  = 1 << 4 // the step is the previous event's
@@ -93,7 +95,7 @@ func (b *Buffer) AddOp(k Kind, step int64, g int32, t int64, op uint8, obj int32
 
 // numFields is how many fields each kind has, and argsKind which kinds
 // AddArgs takes: those whose fields are all signed numbers.
-var numFields, argsKind = func() (n [kindMask + 1]uint8, args [kindMask + 1]bool) {
+var numFields, argsKind = func() (n [numKinds]uint8, args [numKinds]bool) {
 	for k, s := range specs {
 		n[k] = uint8(len(s.Fields))
 		args[k] = k != int(KindInvalid) && len(s.Fields) <= 2
@@ -160,7 +162,7 @@ func (b *Buffer) AddSwitch(step int64, g int32, t int64, to int32, choice, n int
 //go:norace
 func (b *Buffer) put(k Kind, step int64, g int32, t int64, nf int, x, y, z uint64) bool {
 	f := b.cur
-	if f == nil || b.stream != nil {
+	if f == nil || b.stream != nil || k > kindMask {
 		return false
 	}
 	n := len(f.buf)
@@ -288,7 +290,10 @@ func (f *Frame) Commit(n int) {
 //
 //go:norace
 func (f *Frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
-	h := byte(k) & kindMask
+	h := byte(k)
+	if k > kindMask {
+		h = 0 // the kind's byte follows
+	}
 	if step == f.prevStep {
 		h |= flagStep
 	}
@@ -303,6 +308,10 @@ func (f *Frame) head(w []byte, k Kind, step, t int64, g int32, loc bool) int {
 	}
 	w[0] = h
 	i := 1
+	if k > kindMask {
+		w[1] = byte(k)
+		i++
+	}
 	if h&flagStep == 0 {
 		i += binary.PutUvarint(w[i:], uint64(step-f.prevStep))
 	}

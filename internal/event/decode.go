@@ -106,6 +106,10 @@ func DecodeFrame(c *Cursor, first, n, firstStep, firstTime int64) ([]Event, erro
 		hb := c.B[c.Pos]
 		c.Pos++
 		e := Event{Kind: Kind(hb & kindMask)}
+		if e.Kind == KindInvalid && c.Pos < len(c.B) && c.B[c.Pos] > kindMask {
+			e.Kind = Kind(c.B[c.Pos]) // a kind past the header's bits
+			c.Pos++
+		}
 		if e.Kind == KindInvalid || e.Kind >= numKinds {
 			return nil, fmt.Errorf("event %d at offset %d: unknown kind %d: %w", first+k, c.Off+int64(c.Pos-1), e.Kind, ErrCorrupt)
 		}

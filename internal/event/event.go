@@ -27,6 +27,9 @@ const (
 	KindObject         // object Obj is Text (for example "Mutex#3")
 	KindPanic          // G panicked with Text
 	KindFail           // G failed a check (t.Error, t.Fatal, a data race) or an oracle's (livelock, misuse, ...): Text says how
+	// Added in trace version 4, the first kind past the header's four
+	// bits (see Frame.head).
+	KindIO // G did Op on the connection or file Obj: N bytes at offset Arg, arriving (or lasting) Dur
 	numKinds
 )
 
@@ -48,8 +51,10 @@ const (
 type Spec struct {
 	Name   string
 	Fields []Field
-	// ArgName names the Arg field in the text form.
+	// ArgName names the Arg field in the text form, and NName the N
+	// field ("of" when empty).
 	ArgName string
+	NName   string
 	// Decision marks the kinds that record a choice the strategy or the
 	// program drew from the entropy.
 	Decision bool
@@ -72,6 +77,7 @@ var specs = [numKinds]Spec{
 	KindObject:    {Name: "object", Fields: []Field{FieldObj, FieldText}},
 	KindPanic:     {Name: "panic", Fields: []Field{FieldText}},
 	KindFail:      {Name: "fail", Fields: []Field{FieldText}},
+	KindIO:        {Name: "io", Fields: []Field{FieldOp, FieldObj, FieldArg, FieldN, FieldDur}, ArgName: "at", NName: "bytes"},
 }
 
 // SpecOf returns the spec of k; an unknown kind has the name "kind(N)".
@@ -167,6 +173,12 @@ const (
 	OpAtomicAnd
 	OpAtomicOr
 	OpAtomicCompareAndSwap
+	// Added in trace version 4, for KindIO: a write to a file, its sync,
+	// and a crash that lost N bytes of it (Arg: what it kept). A message
+	// on a connection is OpSend and OpRecv, its FIN OpClose.
+	OpWrite
+	OpSync
+	OpCrash
 	numOps
 )
 
@@ -181,6 +193,7 @@ var opNames = [numOps]string{
 	OpSelect: "Select", OpLen: "Len", OpTimer: "timer", OpContext: "Done",
 	OpWaitGroupDone: "Done", OpAtomicLoad: "Load", OpAtomicStore: "Store", OpAtomicSwap: "Swap",
 	OpAtomicAdd: "Add", OpAtomicAnd: "And", OpAtomicOr: "Or", OpAtomicCompareAndSwap: "CompareAndSwap",
+	OpWrite: "Write", OpSync: "Sync", OpCrash: "Crash",
 }
 
 // OpNames names the operations, by number.

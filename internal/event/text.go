@@ -1,6 +1,7 @@
 package event
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ func (e *Event) Format(labels map[int32]string) string {
 		case FieldChoice:
 			fmt.Fprintf(&b, " choice=%d", e.Choice)
 		case FieldN:
-			fmt.Fprintf(&b, " of=%d", e.N)
+			fmt.Fprintf(&b, " %s=%d", cmp.Or(spec.NName, "of"), e.N)
 		case FieldDur:
 			fmt.Fprintf(&b, " after=%v", time.Duration(e.Dur))
 		case FieldText:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/dstgo/dst/entropy"
@@ -22,7 +23,11 @@ import (
 type durability struct {
 	mu    sched.Mutex
 	files map[fileID][]byte
-	seen  map[*os.File]bool // the files written to, so that each is looked at once
+	// The files written to, each looked at once, and the object that
+	// names each in the run's trace, by handle (nil: not a regular file)
+	// and by file.
+	seen map[*os.File]*engine.Obj
+	objs map[fileID]*engine.Obj
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -34,7 +39,7 @@ func tracker(g *engine.G) *durability {
 	if d, ok := g.Shadow(unsafe.Pointer(&durabilityKey)).(*durability); ok {
 		return d
 	}
-	d := &durability{files: map[fileID][]byte{}, seen: map[*os.File]bool{}}
+	d := &durability{files: map[fileID][]byte{}, seen: map[*os.File]*engine.Obj{}, objs: map[fileID]*engine.Obj{}}
 	g.SetShadow(unsafe.Pointer(&durabilityKey), &durabilityKey, d)
 	return d
 }
@@ -52,28 +57,48 @@ func content(path string, fi fs.FileInfo) (id fileID, b []byte, ok bool) {
 }
 
 // beforeWrite records, before the run's first write to f, what f holds:
-// it was on the disk before the run wrote to it.
-func beforeWrite(g *engine.G, f *os.File) {
+// it was on the disk before the run wrote to it. It returns the object
+// that names the file in the run's trace; nil if it is not a regular file.
+func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 	d := tracker(g)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.seen[f] || f == nil {
-		return
+	if o, seen := d.seen[f]; seen || f == nil {
+		return o
 	}
-	d.seen[f] = true
+	var o *engine.Obj
 	if fi, err := f.Stat(); err == nil {
-		d.keep(f.Name(), fi)
+		if id, ok := d.keep(f.Name(), fi); ok {
+			o = d.obj(id, f.Name())
+		}
 	}
+	d.seen[f] = o
+	return o
 }
 
 // keep records what the file at path, described by fi, holds, unless the
-// run knows what is durable of it already (the caller holds the lock).
-func (d *durability) keep(path string, fi fs.FileInfo) {
-	if id, b, ok := content(path, fi); ok {
+// run knows what is durable of it already (the caller holds the lock). ok
+// says it is a regular file, id.
+func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
+	id, b, ok := content(path, fi)
+	if ok {
 		if _, known := d.files[id]; !known {
 			d.files[id] = b
 		}
 	}
+	return id, ok
+}
+
+// obj is the object that names the file id, at path, in the run's trace
+// (the caller holds the lock).
+func (d *durability) obj(id fileID, path string) *engine.Obj {
+	o := d.objs[id]
+	if o == nil {
+		o = new(engine.Obj)
+		o.SetLabel("file " + path)
+		d.objs[id] = o
+	}
+	return o
 }
 
 // beforeTruncate records what the file at path holds, if there is one,
@@ -89,8 +114,9 @@ func beforeTruncate(g *engine.G, path string) {
 	d.mu.Unlock()
 }
 
-// synced records that what f holds now is durable.
-func synced(g *engine.G, f *os.File) {
+// synced records that what f holds now is durable, after a sync that
+// lasted took (which the run's trace says).
+func synced(g *engine.G, f *os.File, took time.Duration) {
 	fi, err := f.Stat()
 	if err != nil {
 		return
@@ -99,7 +125,9 @@ func synced(g *engine.G, f *os.File) {
 		d := tracker(g)
 		d.mu.Lock()
 		d.files[id] = b
+		o := d.obj(id, f.Name())
 		d.mu.Unlock()
+		g.IO(engine.OpSync, o, engine.KindFile, int64(len(b)), 0, took)
 	}
 }
 
@@ -152,6 +180,7 @@ func Crash(dir string) error {
 			return fmt.Errorf("simdisk: crash: %w", err)
 		}
 		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", path, len(kept), len(cur), len(durable)))
+		g.IO(engine.OpCrash, d.obj(id, path), engine.KindFile, int64(len(kept)), int64(len(cur)-len(kept)), 0)
 		return nil
 	})
 }

@@ -2,6 +2,7 @@ package simdisk
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -32,9 +33,7 @@ var (
 // written, and FaultENOSPC writes a part of b, drawn, then fails.
 func Write(f *os.File, b []byte) (int, error) {
 	if g := engine.Current(); g != nil {
-		if n, err, ok := writeFault(g, f, len(b), func(k int) (int, error) { return f.Write(b[:k]) }); ok {
-			return n, err
-		}
+		return write(g, f, len(b), -1, func(k int) (int, error) { return f.Write(b[:k]) })
 	}
 	return f.Write(b)
 }
@@ -42,9 +41,7 @@ func Write(f *os.File, b []byte) (int, error) {
 // WriteString is f.WriteString(s), with Write's faults.
 func WriteString(f *os.File, s string) (int, error) {
 	if g := engine.Current(); g != nil {
-		if n, err, ok := writeFault(g, f, len(s), func(k int) (int, error) { return f.WriteString(s[:k]) }); ok {
-			return n, err
-		}
+		return write(g, f, len(s), -1, func(k int) (int, error) { return f.WriteString(s[:k]) })
 	}
 	return f.WriteString(s)
 }
@@ -52,9 +49,7 @@ func WriteString(f *os.File, s string) (int, error) {
 // WriteAt is f.WriteAt(b, off), with Write's faults.
 func WriteAt(f *os.File, b []byte, off int64) (int, error) {
 	if g := engine.Current(); g != nil {
-		if n, err, ok := writeFault(g, f, len(b), func(k int) (int, error) { return f.WriteAt(b[:k], off) }); ok {
-			return n, err
-		}
+		return write(g, f, len(b), off, func(k int) (int, error) { return f.WriteAt(b[:k], off) })
 	}
 	return f.WriteAt(b, off)
 }
@@ -66,10 +61,11 @@ func Sync(f *os.File) error {
 	if g == nil || f == nil || stdStream(f) {
 		return f.Sync()
 	}
+	var took time.Duration
 	if sched.Fault(FaultSlowSync) {
-		d := time.Duration(g.Source().At(syncKey).IntRange(1, int(g.FaultBound(FaultSlowSync, DefaultSlowSync))))
-		g.Log(fmt.Sprintf("simdisk: a sync of %s takes %v", f.Name(), d))
-		vtime.Sleep(d)
+		took = time.Duration(g.Source().At(syncKey).IntRange(1, int(g.FaultBound(FaultSlowSync, DefaultSlowSync))))
+		g.Log(fmt.Sprintf("simdisk: a sync of %s takes %v", f.Name(), took))
+		vtime.Sleep(took)
 	}
 	if sched.Fault(FaultEIO) {
 		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", f.Name()))
@@ -78,7 +74,7 @@ func Sync(f *os.File) error {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	synced(g, f)
+	synced(g, f, took)
 	return nil
 }
 
@@ -101,29 +97,41 @@ func WriteFile(name string, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-// writeFault, inside g's run, records what f held before the run's first
-// write to it (beforeWrite) and draws the faults of a write of n bytes,
-// whose first k bytes prefix writes: ok says one fired, and what the
-// write returns then.
-func writeFault(g *engine.G, f *os.File, n int, prefix func(k int) (int, error)) (int, error, bool) {
-	beforeWrite(g, f)
+// write is a write of n bytes to f inside g's run, of which prefix writes
+// the first k: at off, or at f's offset when off is -1. It records what f
+// held before the run's first write to it (beforeWrite), draws the
+// faults, and records the write in the run's trace.
+func write(g *engine.G, f *os.File, n int, off int64, prefix func(k int) (int, error)) (int, error) {
+	o := beforeWrite(g, f)
 	if f == nil || n == 0 || stdStream(f) {
-		return 0, nil, false
+		return prefix(n)
 	}
 	if sched.Fault(FaultEIO) {
 		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", n, f.Name()))
-		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}, true
+		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}
 	}
+	k := n
+	var fault error
 	if sched.Fault(FaultENOSPC) {
-		k := g.Source().At(enospcKey).IntRange(0, n-1)
+		k = g.Source().At(enospcKey).IntRange(0, n-1)
 		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", f.Name(), k, n))
-		written, err := prefix(k)
-		if err == nil {
-			err = &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-		}
-		return written, err, true
+		fault = &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 	}
-	return 0, nil, false
+	written, err := prefix(k)
+	if o != nil && written > 0 {
+		if off < 0 {
+			// Where it went: an O_APPEND write goes to the end, whatever
+			// the offset was before.
+			if end, err := f.Seek(0, io.SeekCurrent); err == nil {
+				off = end - int64(written)
+			}
+		}
+		g.IO(engine.OpWrite, o, engine.KindFile, off, int64(written), 0)
+	}
+	if err == nil {
+		err = fault
+	}
+	return written, err
 }
 
 // stdStream reports whether f is the process's standard input, output or

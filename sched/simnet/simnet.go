@@ -411,6 +411,8 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 	client, server := n.pair(network, local, remote)
 	client.from, client.to = from, l.node
 	server.from, server.to = l.node, from
+	client.label()
+	server.label()
 	l.queue = append(l.queue, server)
 	l.ready.Signal()
 	return client, nil
@@ -670,6 +672,19 @@ type pipe struct {
 	gone     bool      // the reader closed its end: what arrives now is answered by an RST
 	readable sched.Cond
 	writable sched.Cond
+	obj      engine.Obj // the direction's identity in the run's trace
+	sent     int64      // bytes sent in all
+	got      int64      // bytes read in all
+}
+
+// io records, in the run's trace (engine.G.IO), that n bytes were sent
+// (off is &p.sent) or read (&p.got) on p, arriving after, and counts
+// them.
+func (p *pipe) io(op engine.Op, off *int64, n int, after time.Duration) {
+	if g := engine.Current(); g != nil {
+		g.IO(op, &p.obj, engine.KindConn, *off, int64(n), after)
+	}
+	*off += int64(n)
 }
 
 // segment is a run of bytes sent that arrives at a later time.
@@ -702,14 +717,15 @@ func (p *pipe) next() time.Time {
 	return time.Time{}
 }
 
-// send appends b, to arrive at at, after all that was sent before it.
-func (p *pipe) send(b []byte, at, now time.Time) {
+// send appends b, to arrive at at, after all that was sent before it,
+// and returns how long after now it arrives.
+func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
 	p.buf = append(p.buf, b...)
 	if len(p.late) > 0 && at.Before(p.late[len(p.late)-1].at) {
 		at = p.late[len(p.late)-1].at
 	}
 	if !at.After(now) {
-		return
+		return 0
 	}
 	if k := len(p.late) - 1; k >= 0 && p.late[k].at.Equal(at) {
 		p.late[k].n += len(b)
@@ -717,6 +733,7 @@ func (p *pipe) send(b []byte, at, now time.Time) {
 		p.late = append(p.late, segment{len(b), at})
 	}
 	p.lateN += len(b)
+	return at.Sub(now)
 }
 
 // arrival is when what is sent now on p from one node to another arrives:
@@ -742,6 +759,26 @@ type Conn struct {
 	from, to      string // the node of this end, and the peer's
 }
 
+// label names what c sends in the run's trace: "tcp 127.0.0.1:32769 →
+// 127.0.0.1:8080", with the nodes when they are not the addresses ("(the
+// test → 127.0.0.1:8080)").
+func (c *Conn) label() {
+	local, remote := addrName(c.local), addrName(c.remote)
+	l := fmt.Sprintf("%s %s → %s", c.network, local, remote)
+	if c.from != local || c.to != remote {
+		l += fmt.Sprintf(" (%s → %s)", c.from, c.to)
+	}
+	c.out.obj.SetLabel(l)
+}
+
+// addrName is a's string, or "unnamed" (a unix client's end).
+func addrName(a net.Addr) string {
+	if s := a.String(); s != "" {
+		return s
+	}
+	return "unnamed"
+}
+
 // Read reads what the peer wrote: it blocks until there is some, the peer
 // closed its end (io.EOF), the connection was reset, or the read deadline
 // passed.
@@ -764,6 +801,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 			if len(p.buf) == 0 {
 				p.buf = nil
 			}
+			p.io(engine.OpRecv, &p.got, k, 0)
 			p.writable.Broadcast()
 			return k, nil
 		case p.reset:
@@ -810,7 +848,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 				at = c.sendTime(now)
 			}
 			k := min(Window-len(p.buf), len(b)-done)
-			p.send(b[done:done+k], at, now)
+			p.io(engine.OpSend, &p.sent, k, p.send(b[done:done+k], at, now))
 			done += k
 			p.readable.Broadcast()
 			continue
@@ -845,6 +883,7 @@ func (c *Conn) fin() {
 	if k := len(p.late); k > 0 && p.late[k-1].at.After(p.finAt) {
 		p.finAt = p.late[k-1].at
 	}
+	p.io(engine.OpClose, &p.sent, 0, max(0, p.finAt.Sub(now)))
 }
 
 // Close closes the connection: the peer reads what was sent, then io.EOF;
