@@ -135,6 +135,9 @@ type timeline struct {
 	// Wakes are triples: the wake event, the woken goroutine, and the event
 	// where it next starts running (-1: it never does).
 	Wakes []int64 `json:"wakes"`
+	// Msgs are triples too: a send on a connection, a read that got bytes
+	// of it, and how many (messages.add).
+	Msgs []int64 `json:"msgs"`
 	// Fail lists the events that show the failure; Select is the one
 	// selected when the page opens (-1: none).
 	Fail   []int64 `json:"fail"`
@@ -183,7 +186,8 @@ type timelineLane struct {
 	blockedAt int64 // its block event, -1 when not blocked
 	blockedIn string
 	exited    bool
-	shown     bool // on the page: it has events there, or is named by them
+	shown     bool   // on the page: it has events there, or is named by them
+	node      string // the simulated network's node it sent from, if it sent
 }
 
 // buildTimeline reads r's events once and derives the lanes from them much
@@ -237,9 +241,11 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 	strs := map[string]int32{}
 	locs := map[trace.Location]int32{}
 	labels := map[int32]string{}
+	texts := map[int32]string{}  // the objects' names, as their events give them
 	pending := map[int32][]int{} // wakes not yet followed by a start, by the woken goroutine (index into Wakes)
 	lastPanic := int64(-1)
 	var preempts replay.Preemptions
+	msgs := messages{pending: map[int32][]sendAt{}, out: []int64{}}
 	start := func(g int32, i int64) {
 		l := lane(g)
 		l.running, l.since = true, i
@@ -277,7 +283,14 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		onPage = i >= first
 		if ev.Kind == trace.KindObject {
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
+			texts[ev.Obj] = ev.Text
 		}
+		if ev.Kind == trace.KindIO && ev.Op == opSend {
+			if l := lane(ev.G); l.node == "" {
+				l.node = senderNode(texts[ev.Obj])
+			}
+		}
+		msgs.add(&ev, i, first)
 		preempt, _ := preempts.Next(&ev)
 		if onPage {
 			tl.addEvent(&ev, labels, preempt, strs, locs)
@@ -331,6 +344,7 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		return true
 	})
 	tl.N = max(read-first, 0)
+	tl.Msgs = msgs.out
 
 	tl.Lanes = []*timelineLane{}
 	gs := make([]int32, 0, len(lanes))
@@ -353,6 +367,9 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		}
 		if !l.shown {
 			continue // nothing of it on the page
+		}
+		if l.node != "" {
+			l.Name += " · " + l.node
 		}
 		if l.Runs == nil {
 			l.Runs = []int64{}
@@ -381,6 +398,73 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		tl.Notice = fmt.Sprintf("The trace was cut short: %v. %s", r.Truncated, tl.shownOf("complete"))
 	}
 	return tl, readErr
+}
+
+// The operations of I/O events that messages pair.
+var opSend, opRecv = opNumber("Send"), opNumber("Recv")
+
+// opNumber is the number of the operation that traces name name.
+func opNumber(name string) uint8 {
+	for op := range 256 {
+		if trace.OpName(uint8(op)) == name {
+			return uint8(op)
+		}
+	}
+	panic("cli: no operation named " + name)
+}
+
+// messages pairs the bytes read on a connection's direction with the
+// sends that carried them, by their offsets in the direction's stream, for
+// the page to draw a line from each send to each read that got bytes of
+// it.
+type messages struct {
+	pending map[int32][]sendAt // by direction: the sends not read in full, in order
+	out     []int64            // triples: the send and the read (page indices), and how many bytes
+}
+
+// sendAt is a send: its event, and the bytes it sent (at, for n).
+type sendAt struct{ i, at, n int64 }
+
+// add takes the trace's event i, ev; the page starts at the trace's event
+// first, and only pairs whose send is on it are kept.
+func (m *messages) add(ev *trace.Event, i, first int64) {
+	if ev.Kind != trace.KindIO || ev.N <= 0 {
+		return
+	}
+	switch ev.Op {
+	case opSend:
+		m.pending[ev.Obj] = append(m.pending[ev.Obj], sendAt{i, ev.Arg, ev.N})
+	case opRecv:
+		q, end := m.pending[ev.Obj], ev.Arg+ev.N
+		for len(q) > 0 && q[0].at < end {
+			s := q[0]
+			if n := min(s.at+s.n, end) - max(s.at, ev.Arg); n > 0 && s.i >= first {
+				m.out = append(m.out, s.i-first, i-first, n)
+			}
+			if s.at+s.n > end {
+				break // the rest of it is read later
+			}
+			q = q[1:]
+		}
+		m.pending[ev.Obj] = q
+	}
+}
+
+// senderNode is the node of the network that sends on the direction
+// simnet names text (its Conn.label): "tcp L → R (F → T)" is F's, and
+// "tcp L → R" is L's, a node named by its address; "" for another name.
+func senderNode(text string) string {
+	if i := strings.LastIndex(text, " ("); i >= 0 && strings.HasSuffix(text, ")") {
+		if from, _, ok := strings.Cut(text[i+2:len(text)-1], " → "); ok {
+			return from
+		}
+	}
+	_, rest, ok := strings.Cut(text, " ")
+	local, _, ok2 := strings.Cut(rest, " → ")
+	if !ok || !ok2 {
+		return ""
+	}
+	return local
 }
 
 // shownOf says which of the events that could be read, which what

@@ -60,6 +60,7 @@ type htmlPage struct {
 		Blocked []int64 `json:"blocked"`
 	} `json:"lanes"`
 	Wakes  []int64 `json:"wakes"`
+	Msgs   []int64 `json:"msgs"`
 	Fail   []int64 `json:"fail"`
 	Select int64   `json:"select"`
 }
