@@ -36,7 +36,8 @@ func goldenEvents() []trace.Event {
 		{Kind: trace.KindFault, Step: 9, G: 2, Time: 1500000, Text: "net.drop", Arg: 0, Loc: loc2},
 		{Kind: trace.KindLog, Step: 10, G: 1, Time: 2 * 3600e9, Text: "hello \"world\"\n"},
 		{Kind: trace.KindOp, Step: 11, G: 1, Time: 2 * 3600e9, Op: 200, Obj: 2},                              // unknown operation
-		{Kind: trace.KindIO, Step: 11, G: 2, Time: 2 * 3600e9, Op: 21, Obj: 2, Arg: 4096, N: 300, Dur: 10e6}, // a kind past the header's bits
+		{Kind: trace.KindIO, Step: 11, G: 2, Time: 2 * 3600e9, Op: 20, Obj: 2, Arg: 4096, N: 300, Dur: 10e6}, // a kind past the header's bits
+		{Kind: trace.KindIO, Step: 11, G: 1, Time: 2 * 3600e9, Op: 21, Obj: 2, Arg: 4096, N: 100},            // at once: no after=
 		{Kind: trace.KindPanic, Step: 12, G: 2, Time: 2 * 3600e9, Text: "index out of range [3] with length 3", Loc: loc},
 		{Kind: trace.KindExit, Step: 13, G: 1, Time: 2 * 3600e9},
 	}

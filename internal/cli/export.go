@@ -207,6 +207,14 @@ func writePerfetto(w io.Writer, r *trace.Reader, progress func(int64)) (readErr,
 	}
 	var preempts replay.Preemptions
 	ts := int64(-1) // nanoseconds
+	// Messages on simulated connections: a flow from each send to each
+	// read that got bytes of it.
+	msgs := messages{pending: map[int32][]ioAt{}, pair: func(send, read ioAt) {
+		flowID++
+		id := flowID
+		put(traceEvent{Name: "message", Cat: "flow", Ph: "s", Ts: micros(send.ts), Pid: 1, Tid: send.g, ID: &id})
+		put(traceEvent{Name: "message", Cat: "flow", Ph: "f", Bp: "e", Ts: micros(read.ts), Pid: 1, Tid: read.g, ID: &id})
+	}}
 	n := int64(0)
 	r.All(func(i int64, ev trace.Event, rerr error) bool {
 		if rerr != nil {
@@ -231,6 +239,7 @@ func writePerfetto(w io.Writer, r *trace.Reader, progress func(int64)) (readErr,
 			start(ev.G, ts)
 		}
 		name := eventName(&ev, labels)
+		msgs.add(&ev, i, ts)
 		switch ev.Kind {
 		case trace.KindObject:
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
@@ -326,6 +335,8 @@ func eventName(ev *trace.Event, labels map[int32]string) string {
 		return n
 	case trace.KindFault, trace.KindLog, trace.KindPanic:
 		return ev.Kind.String() + ": " + ev.Text
+	case trace.KindIO:
+		return fmt.Sprintf("%s %s: %d bytes", trace.OpName(ev.Op), labels[ev.Obj], ev.N)
 	}
 	return ev.Kind.String()
 }

@@ -136,7 +136,7 @@ type timeline struct {
 	// where it next starts running (-1: it never does).
 	Wakes []int64 `json:"wakes"`
 	// Msgs are triples too: a send on a connection, a read that got bytes
-	// of it, and how many (messages.add).
+	// of it, and how many (messages).
 	Msgs []int64 `json:"msgs"`
 	// Fail lists the events that show the failure; Select is the one
 	// selected when the page opens (-1: none).
@@ -245,7 +245,12 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 	pending := map[int32][]int{} // wakes not yet followed by a start, by the woken goroutine (index into Wakes)
 	lastPanic := int64(-1)
 	var preempts replay.Preemptions
-	msgs := messages{pending: map[int32][]sendAt{}, out: []int64{}}
+	tl.Msgs = []int64{}
+	msgs := messages{pending: map[int32][]ioAt{}, pair: func(send, read ioAt) {
+		if send.i >= first { // both on the page
+			tl.Msgs = append(tl.Msgs, send.i-first, read.i-first, read.n)
+		}
+	}}
 	start := func(g int32, i int64) {
 		l := lane(g)
 		l.running, l.since = true, i
@@ -290,7 +295,7 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 				l.node = senderNode(texts[ev.Obj])
 			}
 		}
-		msgs.add(&ev, i, first)
+		msgs.add(&ev, i, ev.Time)
 		preempt, _ := preempts.Next(&ev)
 		if onPage {
 			tl.addEvent(&ev, labels, preempt, strs, locs)
@@ -344,7 +349,6 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		return true
 	})
 	tl.N = max(read-first, 0)
-	tl.Msgs = msgs.out
 
 	tl.Lanes = []*timelineLane{}
 	gs := make([]int32, 0, len(lanes))
@@ -414,32 +418,37 @@ func opNumber(name string) uint8 {
 }
 
 // messages pairs the bytes read on a connection's direction with the
-// sends that carried them, by their offsets in the direction's stream, for
-// the page to draw a line from each send to each read that got bytes of
-// it.
+// sends that carried them, by their offsets in the direction's stream:
+// pair is called for each send and each read that got bytes of it (n of
+// them), for html to draw a line between them and export a flow.
 type messages struct {
-	pending map[int32][]sendAt // by direction: the sends not read in full, in order
-	out     []int64            // triples: the send and the read (page indices), and how many bytes
+	pending map[int32][]ioAt // by direction: the sends not read in full, in order
+	pair    func(send, read ioAt)
 }
 
-// sendAt is a send: its event, and the bytes it sent (at, for n).
-type sendAt struct{ i, at, n int64 }
+// ioAt is a send or a read: its event and goroutine, its time as the
+// caller counts it, and its bytes (at, for n).
+type ioAt struct {
+	i     int64
+	g     int32
+	ts    int64
+	at, n int64
+}
 
-// add takes the trace's event i, ev; the page starts at the trace's event
-// first, and only pairs whose send is on it are kept.
-func (m *messages) add(ev *trace.Event, i, first int64) {
+// add takes the trace's event i, ev, at the time ts.
+func (m *messages) add(ev *trace.Event, i, ts int64) {
 	if ev.Kind != trace.KindIO || ev.N <= 0 {
 		return
 	}
 	switch ev.Op {
 	case opSend:
-		m.pending[ev.Obj] = append(m.pending[ev.Obj], sendAt{i, ev.Arg, ev.N})
+		m.pending[ev.Obj] = append(m.pending[ev.Obj], ioAt{i, ev.G, ts, ev.Arg, ev.N})
 	case opRecv:
 		q, end := m.pending[ev.Obj], ev.Arg+ev.N
 		for len(q) > 0 && q[0].at < end {
 			s := q[0]
-			if n := min(s.at+s.n, end) - max(s.at, ev.Arg); n > 0 && s.i >= first {
-				m.out = append(m.out, s.i-first, i-first, n)
+			if from := max(s.at, ev.Arg); from < min(s.at+s.n, end) {
+				m.pair(s, ioAt{i, ev.G, ts, from, min(s.at+s.n, end) - from})
 			}
 			if s.at+s.n > end {
 				break // the rest of it is read later

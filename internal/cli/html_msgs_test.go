@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -113,5 +114,55 @@ func TestHTMLMessagesChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, "messages</span>") && !strings.Contains(dom, ">messages<") {
 		t.Errorf("the legend does not name the messages:\n%s", regexp.MustCompile(`(?s)<div id="legend">(.*?)</div>`).FindString(dom))
+	}
+}
+
+// TestExportMessages: export draws each message as a flow from the
+// sending goroutine's track, at the send, to the reading one's, at the
+// read, and names the I/O events by their operation, direction and bytes.
+func TestExportMessages(t *testing.T) {
+	path := messagesTrace(t)
+	out, e, code := run("export", path)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Name, Ph string
+			Tid      int32
+			ID       *int64
+			Ts       float64
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	type end struct {
+		tid int32
+		ts  float64
+	}
+	starts, finishes := map[int64]end{}, map[int64]end{}
+	named := false
+	for _, te := range doc.TraceEvents {
+		switch {
+		case te.Name == "message" && te.Ph == "s":
+			starts[*te.ID] = end{te.Tid, te.Ts}
+		case te.Name == "message" && te.Ph == "f":
+			finishes[*te.ID] = end{te.Tid, te.Ts}
+		case strings.HasPrefix(te.Name, "Send tcp 127.0.0.1:") && strings.HasSuffix(te.Name, ": 4 bytes"):
+			named = true
+		}
+	}
+	if len(starts) < 3 || len(starts) != len(finishes) {
+		t.Fatalf("%d message flows start, %d finish; want the request's two writes and the answer", len(starts), len(finishes))
+	}
+	for id, s := range starts {
+		f := finishes[id]
+		if s.tid == f.tid || f.ts < s.ts {
+			t.Errorf("message %d goes from g%d at %v to g%d at %v", id, s.tid, s.ts, f.tid, f.ts)
+		}
+	}
+	if !named {
+		t.Error(`no instant named "Send tcp 127.0.0.1:...: 4 bytes"`)
 	}
 }

@@ -39,6 +39,9 @@ func (e *Event) Format(labels map[int32]string) string {
 		case FieldN:
 			fmt.Fprintf(&b, " %s=%d", cmp.Or(spec.NName, "of"), e.N)
 		case FieldDur:
+			if e.Kind == KindIO && e.Dur == 0 {
+				continue // at once: most I/O
+			}
 			fmt.Fprintf(&b, " after=%v", time.Duration(e.Dur))
 		case FieldText:
 			fmt.Fprintf(&b, " %q", e.Text)
