@@ -129,13 +129,17 @@ func runShow(e *env, args []string) int {
 }
 
 // matchesOp reports whether ev is of kind op, or an op or block event of
-// the operation op; "preempt" matches the switches that are preemptions
+// the operation op (an I/O event too: Send, Write); "preempt" matches the switches that are preemptions
 // (preempt says whether ev is one).
 func matchesOp(ev *trace.Event, op string, preempt bool) bool {
 	if ev.Kind.String() == op || preempt && op == preemptWord {
 		return true
 	}
-	return (ev.Kind == trace.KindOp || ev.Kind == trace.KindBlock) && trace.OpName(ev.Op) == op
+	switch ev.Kind {
+	case trace.KindOp, trace.KindBlock, trace.KindIO:
+		return trace.OpName(ev.Op) == op
+	}
+	return false
 }
 
 // labelsBefore collects the object names defined before event end.

@@ -18,6 +18,8 @@ import (
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
+	"github.com/dstgo/dst/sched/simdisk"
+	"github.com/dstgo/dst/sched/simnet"
 	"github.com/dstgo/dst/trace"
 )
 
@@ -492,5 +494,54 @@ func TestStepperShowsWhereTheTestFailed(t *testing.T) {
 	press(m, "k")
 	if v := m.View(); strings.Contains(v, "(where the test failed)") {
 		t.Errorf("before the end, the source pane still shows the failing check:\n%s", v)
+	}
+}
+
+// TestStepperFindsIO: the stepper lists a simulated connection's sends
+// and reads, and a disk's writes and syncs, as events, and its search
+// finds them by their operation or by the kind io.
+func TestStepperFindsIO(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(st *schedtest.T) {
+		l, err := simnet.Listen("tcp", "127.0.0.1:8080")
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer l.Close()
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			if s, err := l.Accept(); err == nil {
+				s.Read(make([]byte, 10))
+				s.Close()
+			}
+		})
+		c, err := simnet.Dial("tcp", "127.0.0.1:8080")
+		if err != nil {
+			st.Fatal(err)
+		}
+		c.Write([]byte("ping"))
+		wg.Wait()
+		c.Close()
+		f, err := os.Create(path)
+		if err != nil {
+			st.Fatal(err)
+		}
+		simdisk.Write(f, []byte("state"))
+		simdisk.Sync(f)
+		f.Close()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	m := stepperOn(t, SaveTrace(t, res, "io.trace"))
+	for _, q := range []string{"io", "Send", "Recv", "Write", "Sync"} {
+		press(m, "home", "/"+q, "enter")
+		e := m.event(t)
+		if e.Kind != trace.KindIO || q != "io" && trace.OpName(e.Op) != q {
+			t.Errorf("search %s: at %s", q, e.Format(nil))
+		}
+		if q == "Send" && !strings.Contains(section(plain(m.View()), "events"), "io Send tcp 127.0.0.1:32768 → 127.0.0.1:8080 (the test → 127.0.0.1:8080)#") {
+			t.Errorf("the events at the send:\n%s", section(plain(m.View()), "events"))
+		}
 	}
 }
