@@ -27,4 +27,10 @@
 // it syncs loses what it acknowledged. What was written stays on the real
 // file system, which stands for the disk's cache: files are not simulated,
 // and unmodified code has no crash to meet (nothing there calls Crash).
+//
+// In a traced run, each regular file written is an object named by its path
+// (one for every handle of the file), and each write (its offset and
+// bytes), sync (what became durable, and how long it took) and crash (what
+// the file kept, and what it lost) an I/O event on it, which dstreplay's
+// stepper lists and finds (/Write, /Sync, /Crash).
 package simdisk

@@ -11,8 +11,8 @@
 // dial is a scheduling point, so the interleavings of a client and a
 // server are explored and replayed with the rest of the run.
 //
-// The faults FaultDelay, FaultPartition, FaultRefuse, FaultReset and
-// FaultShortRead are drawn from the entropy when the test gives them a
+// The faults FaultDelay, FaultPartition, FaultClog, FaultRefuse, FaultReset
+// and FaultShortRead are drawn from the entropy when the test gives them a
 // probability (schedtest.Options.Faults, or -dst.faults on the command
 // line), and those that last up to a bound (Options.FaultBounds, or
 // -dst.faults=name=p:bound). A partition is between two nodes: a node is a
@@ -20,9 +20,16 @@
 // goroutine that one starts (a server's connections and handlers, and the
 // dials they make); the run's other goroutines are the test's node. So an
 // HTTP server's handler that calls another server is cut off from it when
-// the two nodes are partitioned, while the test still reaches both. A
+// the two nodes are partitioned, while the test still reaches both; a
+// clogged node reaches nobody, and nobody reaches it. A
 // connection pooled by one node's client and reused by another's keeps the
 // nodes it was dialed between.
+//
+// In a traced run, each direction of a connection is an object named by its
+// addresses and nodes ("tcp 127.0.0.1:32769 → 127.0.0.1:8080 (the test →
+// 127.0.0.1:8080)"), and each send, read and FIN on it an I/O event with its
+// offset, bytes and arrival: dstreplay's stepper lists them, and its html
+// page draws a line from each send to the read that got its bytes.
 //
 // Outside a run every function is the net function it is named after. A
 // dial to an address no simulated listener of the run ever held, and a

@@ -333,3 +333,46 @@ func TestPartitionNodes(t *testing.T) {
 		t.Errorf("no partition between A's handler and B: the handler is not A's:\n%s", logs)
 	}
 }
+
+// TestClog: a clogged node neither sends nor receives, on any link, until
+// it unclogs: the dial that clogged it waits for that, and so does a dial
+// to it from another node, and what it sends then; links that do not touch
+// it are not slowed. The run's log names the node and the time.
+func TestClog(t *testing.T) {
+	const bound = 40 * time.Millisecond
+	res, err := schedtest.Run(schedtest.Options{Seed: 3, Faults: map[string]float64{simnet.FaultClog: 1},
+		FaultBounds: map[string]time.Duration{simnet.FaultClog: bound}}, func(st *schedtest.T) {
+		a, _ := simnet.Listen("tcp", "127.0.0.1:7001")
+		b, _ := simnet.Listen("tcp", "127.0.0.1:7002")
+		defer a.Close()
+		defer b.Close()
+		start := vtime.Now()
+		c, err := simnet.Dial("tcp", "127.0.0.1:7001") // clogs A
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer c.Close()
+		sched.StopFaults()
+		clogged := vtime.Since(start)
+		if clogged <= 0 || clogged > bound {
+			st.Errorf("the dial that clogged A took %v, want the clog's time, within (0, %v]", clogged, bound)
+		}
+		// Now nothing is clogged, and B is reached at once.
+		t0 := vtime.Now()
+		cb, err := simnet.Dial("tcp", "127.0.0.1:7002")
+		if err != nil {
+			st.Fatal(err)
+		}
+		cb.Close()
+		if d := vtime.Since(t0); d != 0 {
+			st.Errorf("a dial to B after A's clog took %v", d)
+		}
+		st.Log("ok")
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if logs := strings.Join(res.Logs, "\n"); !regexp.MustCompile(`simnet: clog: 127\.0\.0\.1:7001 stops sending and receiving for \d`).MatchString(logs) {
+		t.Errorf("the log does not say A clogged:\n%s", logs)
+	}
+}

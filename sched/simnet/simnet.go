@@ -41,6 +41,12 @@ const (
 	// arrives when it heals, as TCP retransmits; a dial waits for it, or
 	// for its deadline.
 	FaultPartition = "net.partition"
+	// FaultClog: at a dial or a write to a node, that node stops sending
+	// and receiving, on every link, for up to the fault's bound (default
+	// DefaultClog): what the network sees of a process that pauses (a
+	// long garbage collection, a VM frozen) or is overloaded. Its
+	// goroutines go on; what it sends meanwhile leaves when it unclogs.
+	FaultClog = "net.clog"
 )
 
 // The bounds of the faults that last, when the test gives none
@@ -48,6 +54,7 @@ const (
 const (
 	DefaultDelay     = 10 * time.Millisecond
 	DefaultPartition = 5 * time.Second
+	DefaultClog      = time.Second
 )
 
 // synTimeout is how long a connect that is never answered waits before it
@@ -72,8 +79,9 @@ type network struct {
 	unix      map[string]*listener    // unix listeners by path
 	unixUsed  map[string]bool
 	nextPort  uint16
-	member    map[int]string     // the node of each goroutine that accepted, by number
-	cuts      map[link]time.Time // the links partitioned, until when
+	member    map[int]string       // the node of each goroutine that accepted, by number
+	cuts      map[link]time.Time   // the links partitioned, until when
+	clogs     map[string]time.Time // the nodes clogged, until when
 }
 
 // link is the direction from one node to another.
@@ -98,7 +106,7 @@ func current() *network {
 	}
 	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{},
 		unix: map[string]*listener{}, unixUsed: map[string]bool{}, nextPort: firstPort,
-		member: map[int]string{}, cuts: map[link]time.Time{}}
+		member: map[int]string{}, cuts: map[link]time.Time{}, clogs: map[string]time.Time{}}
 	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
 	return n
 }
@@ -397,6 +405,7 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 	}
 	from := n.nodeOf(engine.Current())
 	n.partition(from, l.node)
+	n.clog(from, l.node)
 	if heal := n.cutBetween(from, l.node); !heal.IsZero() {
 		if err := n.waitHeal(ctx, deadline, heal); err != nil {
 			return nil, opError(err)
@@ -520,18 +529,47 @@ func (n *network) partition(from, to string) {
 	g.Log(fmt.Sprintf("simnet: partition: %s for %v", what, d))
 }
 
+// clog draws FaultClog for the node to, which the node from dials or
+// writes to (the caller holds the lock): when it fires, to stops sending
+// and receiving for a time drawn up to the fault's bound. The run's log
+// says so.
+func (n *network) clog(from, to string) {
+	if from == to || !sched.Fault(FaultClog) {
+		return
+	}
+	g := engine.Current()
+	d := time.Duration(g.Source().At(clogKey).IntRange(1, int(g.FaultBound(FaultClog, DefaultClog))))
+	if heal := vtime.Now().Add(d); heal.After(n.clogs[to]) {
+		n.clogs[to] = heal
+	}
+	g.Log(fmt.Sprintf("simnet: clog: %s stops sending and receiving for %v", to, d))
+}
+
 // cut is when the link from one node to another heals, if it is
-// partitioned now; else zero.
+// partitioned now, or either node is clogged; else zero.
 func (n *network) cut(from, to string) time.Time {
-	if len(n.cuts) == 0 {
+	if len(n.cuts) == 0 && len(n.clogs) == 0 {
 		return time.Time{}
 	}
-	heal, ok := n.cuts[link{from, to}]
+	now := vtime.Now()
+	heal := until(n.cuts, link{from, to}, now)
+	for _, node := range []string{from, to} {
+		if h := until(n.clogs, node, now); h.After(heal) {
+			heal = h
+		}
+	}
+	return heal
+}
+
+// until is when what m holds for k heals, if it has not by now (else
+// zero, and it is forgotten).
+func until[K comparable](m map[K]time.Time, k K, now time.Time) time.Time {
+	heal, ok := m[k]
 	if !ok {
 		return time.Time{}
 	}
-	if !vtime.Now().Before(heal) {
-		delete(n.cuts, link{from, to})
+	if !now.Before(heal) {
+		delete(m, k)
 		return time.Time{}
 	}
 	return heal
@@ -551,6 +589,7 @@ var (
 	partitionKey    = entropy.KeyOf("simnet.partition")
 	partitionWayKey = entropy.KeyOf("simnet.partition.way")
 	delayKey        = entropy.KeyOf("simnet.delay")
+	clogKey         = entropy.KeyOf("simnet.clog")
 )
 
 // listenUnix is a unix stream listener at path.
@@ -861,6 +900,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 // partition heals, and later by FaultDelay (the caller holds the lock).
 func (c *Conn) sendTime(now time.Time) time.Time {
 	c.n.partition(c.from, c.to)
+	c.n.clog(c.from, c.to)
 	at := c.arrival(now)
 	if sched.Fault(FaultDelay) {
 		g := engine.Current()
