@@ -342,6 +342,10 @@ func TestCompareEnds(t *testing.T) {
 	same := [][2]string{
 		{"pass", "pass"},
 		{"test failed: a_test.go:12: boom", "test failed: a_test.go:14: boom"},
+		// A race named by the detector's report, and the same race replayed
+		// where the detector's report could not be read.
+		{"data race: data race: write at proxy.go:172 (m.f) by goroutine 8, and an earlier write at proxy.go:172 (m.f) by goroutine 7",
+			"data race: data race: the race detector reported 1 race(s) between this run's goroutines (its report is on stderr)"},
 	}
 	for _, c := range same {
 		if d := trace.CompareEnds(3, c[0], c[1]); d != nil {
@@ -352,6 +356,7 @@ func TestCompareEnds(t *testing.T) {
 		{"test failed: boom", "pass"},
 		{"test failed: a_test.go:12: boom", "test failed: a_test.go:12: bang"},
 		{"deadlock: 2 blocked", "leak: 2 blocked"},
+		{"data race: data race: write at a.go:1", "test failed: data race: write at a.go:1"},
 	}
 	for _, c := range differ {
 		d := trace.CompareEnds(3, c[0], c[1])

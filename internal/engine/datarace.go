@@ -211,11 +211,13 @@ func (r *Run) noteRace(g *G) {
 	r.raceG, r.raceText = g.ID, newRaceReports()
 	r.raceLate = r.pending != nil || r.failure != nil
 	if r.tr != nil {
+		// Only the kind: what the detector says of the race (which
+		// accesses, where) depends on the process, which reports a race
+		// between two places once, and on GORACE's log_path, not on the
+		// schedule, and a trace replayed in another process must compare
+		// equal. The failure's report has it.
 		e := r.event(event.KindFail, g)
 		e.Text = "data race"
-		if acc := parseRace(r.raceText); len(acc) > 0 && acc[0].at != nil {
-			e.Text += ": " + acc[0].what + " at " + acc[0].at.String()
-		}
 		r.record(e)
 	}
 }

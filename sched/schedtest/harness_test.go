@@ -726,7 +726,7 @@ func TestDataRaceIsAFinding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fail = fail || ev.Kind == trace.KindFail && ev.G > 1 && strings.HasPrefix(ev.Text, "data race: ")
+		fail = fail || ev.Kind == trace.KindFail && ev.G > 1 && ev.Text == "data race"
 	}
 	if !fail {
 		t.Errorf("the trace has no fail event for the race")
