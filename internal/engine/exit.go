@@ -228,7 +228,7 @@ func (r *Run) finish(f *Failure) {
 func (r *Run) snapshot() []GState {
 	var out []GState
 	for _, g := range r.gs {
-		if g.state == gExited {
+		if g.state == gExited || g.killed {
 			continue
 		}
 		st := GState{ID: g.ID, Parent: g.parent, Op: g.op, Obj: g.obj.String(), At: loc(g.at), Spawned: loc(g.spawnAt), Runs: g.entry}

@@ -208,7 +208,7 @@ func (r *Run) blockedPlaces() string {
 	stacks := r.stacksByID()
 	var ps []string
 	for _, g := range r.gs {
-		if g.state != gBlocked {
+		if g.state != gBlocked || g.killed {
 			continue
 		}
 		p := g.op.String()

@@ -403,7 +403,7 @@ func (r *Run) placesOf(doing string, blocked bool) string {
 	stacks := r.stacksByID()
 	var ps []string
 	for _, g := range r.gs {
-		if g.state == gExited || g.state == gBlocked && !blocked {
+		if g.state == gExited || g.killed || g.state == gBlocked && !blocked {
 			continue
 		}
 		if l := outermostUser(stacks[g.goid]); l != nil {
@@ -544,7 +544,7 @@ func (r *Run) unignored() []*G {
 	}
 	var out []*G
 	for _, g := range r.gs {
-		if g.state == gExited || stacks != nil && r.ignored(stacks[g.goid]) {
+		if g.state == gExited || g.killed || stacks != nil && r.ignored(stacks[g.goid]) {
 			continue
 		}
 		out = append(out, g)

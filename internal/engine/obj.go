@@ -233,17 +233,20 @@ func (q *WaitQ) Wait(g *G, op Op, o *Obj) {
 	g.block(op, o)
 }
 
-// WakeOne makes the oldest waiter runnable and reports whether there was one.
+// WakeOne makes the oldest waiter runnable and reports whether there was
+// one. A waiter that crashed (G.Crash) is passed over.
 //
 //go:norace
 func (q *WaitQ) WakeOne() bool {
-	if len(q.gs) == 0 {
-		return false
+	for len(q.gs) > 0 {
+		g := q.gs[0]
+		q.gs = remove(q.gs, g)
+		if !g.killed {
+			g.run.wake(g)
+			return true
+		}
 	}
-	g := q.gs[0]
-	q.gs = remove(q.gs, g)
-	g.run.wake(g)
-	return true
+	return false
 }
 
 // WakeAll makes every waiter runnable.

@@ -179,7 +179,7 @@ func (g *G) block(op Op, o *Obj) {
 
 //go:norace
 func (r *Run) wake(g *G) {
-	if g.state != gBlocked {
+	if g.state != gBlocked || g.killed {
 		return
 	}
 	g.state = gRunnable

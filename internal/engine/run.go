@@ -142,6 +142,7 @@ type G struct {
 	parent  int
 	tear    uint8
 	fatal   bool  // failNow recorded the failure; the Goexit that follows is ours
+	killed  bool  // Crash ended it: it is blocked for ever, and not live
 	poll    uint8 // spin.go: the class of the operation it announced at its last point
 	op      Op    // the current operation, or what it is blocked in
 	obj     *Obj

@@ -241,7 +241,7 @@ func (g *G) Live() int { return g.run.live }
 type Goroutine struct {
 	ID   int   // the run's number for it
 	Goid int64 // the runtime's id, 0 before its first turn
-	// Live is whether it has not exited, in the scheduler's view (under
+	// Live is whether it has not exited or crashed (G.Crash), in the scheduler's view (under
 	// -race one that has exited lingers a while in the runtime's).
 	Live    bool
 	Blocked Op // what it is blocked in; OpNone when it can run
@@ -253,8 +253,8 @@ type Goroutine struct {
 func (g *G) Goroutines() []Goroutine {
 	gs := make([]Goroutine, len(g.run.gs))
 	for i, c := range g.run.gs {
-		gs[i] = Goroutine{ID: c.ID, Goid: c.goid, Live: c.state != gExited}
-		if c.state == gBlocked {
+		gs[i] = Goroutine{ID: c.ID, Goid: c.goid, Live: c.state != gExited && !c.killed}
+		if c.state == gBlocked && !c.killed {
 			gs[i].Blocked = c.op
 		}
 	}

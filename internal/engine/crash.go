@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dstgo/dst/internal/event"
+)
+
+// Crash ends the goroutines of g's run that dead reports, as the crash of
+// a process ends its threads: none runs again or is woken, no deferred
+// call of theirs runs while the run lasts (the teardown unwinds them at
+// its end, as it does the goroutines a run leaves behind), and they count
+// neither as blocked (a deadlock) nor as left behind (a leak). What they
+// held stays held: a lock one of them held blocks whoever takes it next.
+// When dead reports g itself, g ends last: Crash does not return to it.
+// The run's log names the goroutines. It returns how many ended besides g.
+//
+//go:norace
+func (g *G) Crash(dead func(*G) bool) int {
+	r := g.run
+	self := false
+	var ids []string
+	for _, h := range r.gs {
+		if h.state == gExited || h.killed || !dead(h) {
+			continue
+		}
+		ids = append(ids, fmt.Sprint(h.ID))
+		if h == g {
+			self = true
+			continue
+		}
+		if h.state == gRunnable {
+			r.removeRunnable(h)
+			h.state = gBlocked
+		}
+		h.killed = true
+		h.op, h.obj = OpCrash, nil
+		r.live--
+	}
+	if len(ids) > 0 {
+		g.Log(fmt.Sprintf("crash: goroutine(s) %s end", strings.Join(ids, ", ")))
+	}
+	r.progressed()
+	if self {
+		g.die()
+	}
+	return len(ids)
+}
+
+// Crashed reports whether Crash ended g.
+//
+//go:norace
+func (g *G) Crashed() bool { return g.killed }
+
+// die ends g, the running goroutine, as Crash ends the others: it blocks
+// for ever, and the run goes on with another goroutine, or ends.
+//
+//go:norace
+func (g *G) die() {
+	r := g.run
+	g.killed = true
+	r.live--
+	r.progress++
+	r.blocked()
+	g.state = gBlocked
+	g.op, g.obj = OpCrash, nil
+	if r.tr != nil {
+		r.recordOp(event.KindBlock, g, OpCrash, nil)
+	}
+	r.removeRunnable(g)
+	for len(r.runnable) == 0 && r.advanceIdle() {
+	}
+	if len(r.runnable) == 0 {
+		r.stall(g)
+	} else {
+		next := r.pick(nil, false)
+		if coroutines {
+			r.beginSwitch(g, next)
+			r.handoff(g)
+		} else {
+			r.switchTo(g, next)
+		}
+	}
+	// Nothing wakes a goroutine that crashed: only the teardown resumes
+	// it, which unwinds it before it gets here.
+	r.park(g)
+	panic("sched: internal error: a crashed goroutine was resumed")
+}
