@@ -294,3 +294,66 @@ func TestServer(t *testing.T) {
 	}
 	m.wrapPasses(t, "the wrapped test with net/http on the scheduler (the default)", 3, "-dst.dir=off")
 }
+
+// TestLinesFromPackageDir: run from a package's own directory, dstreplay
+// test prints lines that work there: the reproduce and replay lines name
+// the package as ".", and the read line the trace from there. Regression
+// (a helper, on labstack/echo's middleware): they were from the module's
+// root ("./middleware", "middleware/testdata/..."), and the read line
+// failed where the user was.
+func TestLinesFromPackageDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	m := newOwnModule(t, map[string]string{
+		"mine.go": "package mine\n",
+		"sub/cache.go": `package sub
+
+import "sync"
+
+type Cache struct{ a, b sync.Mutex }
+
+func (c *Cache) AtoB() { c.a.Lock(); c.b.Lock(); c.b.Unlock(); c.a.Unlock() }
+func (c *Cache) BtoA() { c.b.Lock(); c.a.Lock(); c.a.Unlock(); c.b.Unlock() }
+`,
+		"sub/cache_test.go": `package sub
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestCache(t *testing.T) {
+	var c Cache
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); c.AtoB() }()
+	go func() { defer wg.Done(); c.BtoA() }()
+	wg.Wait()
+}
+`,
+	})
+	sub := filepath.Join(m.dir, "sub")
+	in := func(line string) (string, error) {
+		cmd := exec.Command("sh", "-c", line)
+		cmd.Dir, cmd.Env = sub, m.env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := in("go tool dstreplay test -wrap . -count=1")
+	if err == nil || !strings.Contains(out, "deadlock in schedule") {
+		t.Fatalf("the buggy test: %v\n%s", err, out)
+	}
+	hints := regexp.MustCompile(`(?m)^\s+(go tool dstreplay .*)$`).FindAllStringSubmatch(out, -1)
+	if len(hints) < 3 {
+		t.Fatalf("the report prints %d commands:\n%s", len(hints), out)
+	}
+	for _, h := range hints {
+		if strings.Contains(h[1], "./sub") || strings.Contains(h[1], "sub/testdata") {
+			t.Errorf("a line names the package from the module's root: %s", h[1])
+		}
+		if got, err := in(h[1]); !strings.Contains(got, "deadlock") {
+			t.Errorf("%s, run in the package's directory: %v\n%s", h[1], err, got)
+		}
+	}
+}

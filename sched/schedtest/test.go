@@ -888,8 +888,8 @@ func shellWord(s string) string {
 }
 
 // fromRoot is path, relative to the package's directory (where go test
-// runs the test), made relative to the module's root, where the reproduce
-// lines are run from, so that dstreplay finds it there too.
+// runs the test), made relative to where the reproduce lines are run from
+// (lineDir), so that dstreplay finds it there too.
 func fromRoot(path string) string {
 	if filepath.IsAbs(path) {
 		return path
@@ -937,19 +937,39 @@ func moduleRoot() string {
 	}
 }
 
-// packageDir is the current package's directory relative to its module root
-// (go test runs tests in the package directory), or "." when unknown.
+// packageDir is the current package's directory (go test runs tests in the
+// package directory) relative to where the reproduce lines are run from
+// (lineDir), or "." when unknown.
 func packageDir() string {
 	wd, err := os.Getwd()
-	root := moduleRoot()
-	if err != nil || root == "" {
+	base := lineDir()
+	if err != nil || base == "" {
 		return "."
 	}
-	rel, err := filepath.Rel(root, wd)
-	if err != nil || rel == "." {
+	rel, err := filepath.Rel(base, wd)
+	switch {
+	case err != nil || rel == ".":
 		return "."
+	case rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		return filepath.ToSlash(rel)
 	}
 	return "./" + filepath.ToSlash(rel)
+}
+
+// lineDir is where the lines a report prints (reproduce, replay, read)
+// are to be run from: where dstreplay test ran (DST_TEST_DIR), when that
+// is in the package's module, so that they work where the user is, else
+// the module's root, where go test ./... runs.
+func lineDir() string {
+	root := moduleRoot()
+	from := os.Getenv("DST_TEST_DIR")
+	if root == "" || from == "" {
+		return root
+	}
+	if rel, err := filepath.Rel(root, from); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return from
+	}
+	return root
 }
 
 func randomSeed() uint64 {
