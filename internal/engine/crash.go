@@ -87,3 +87,21 @@ func (g *G) die() {
 	r.park(g)
 	panic("sched: internal error: a crashed goroutine was resumed")
 }
+
+// OnCrashPoint makes f run at each of the run's crash points (CrashPoint),
+// in place of what ran there before; nil removes it. Package cluster draws
+// there whether the node of the goroutine crashes.
+//
+//go:norace
+func (g *G) OnCrashPoint(f func(*G)) { g.run.crashPoint = f }
+
+// CrashPoint is a point where the process g stands for may crash: before a
+// write to a connection or a file, and before a sync, where a crash
+// changes what outlives it. The shims call it holding none of their locks.
+//
+//go:norace
+func (g *G) CrashPoint() {
+	if f := g.run.crashPoint; f != nil && g.tear == tearNone && !g.run.stopping && !g.killed {
+		f(g)
+	}
+}

@@ -179,13 +179,16 @@ type Run struct {
 	cur      *G
 	root     *G
 	live     int
-	steps    int
-	switches int
-	preempts int
-	progress uint64 // read by the watchdog
-	nobj     int32
-	natives  []Native    // NativeBoundary's
-	pools    []poolItems // the items of each sched.Pool the run used (G.PoolItems)
+	// crashPoint runs at each crash point (G.CrashPoint), when package
+	// cluster set it (G.OnCrashPoint).
+	crashPoint func(*G)
+	steps      int
+	switches   int
+	preempts   int
+	progress   uint64 // read by the watchdog
+	nobj       int32
+	natives    []Native    // NativeBoundary's
+	pools      []poolItems // the items of each sched.Pool the run used (G.PoolItems)
 
 	endState
 	clockState

@@ -61,6 +61,7 @@ func Sync(f *os.File) error {
 	if g == nil || f == nil || stdStream(f) {
 		return f.Sync()
 	}
+	g.CrashPoint()
 	var took time.Duration
 	if sched.Fault(FaultSlowSync) {
 		took = time.Duration(g.Source().At(syncKey).IntRange(1, int(g.FaultBound(FaultSlowSync, DefaultSlowSync))))
@@ -102,10 +103,11 @@ func WriteFile(name string, data []byte, perm fs.FileMode) error {
 // held before the run's first write to it (beforeWrite), draws the
 // faults, and records the write in the run's trace.
 func write(g *engine.G, f *os.File, n int, off int64, prefix func(k int) (int, error)) (int, error) {
-	o := beforeWrite(g, f)
 	if f == nil || n == 0 || stdStream(f) {
 		return prefix(n)
 	}
+	g.CrashPoint()
+	o := beforeWrite(g, f)
 	if sched.Fault(FaultEIO) {
 		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", n, f.Name()))
 		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}

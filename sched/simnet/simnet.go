@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -79,9 +81,11 @@ type network struct {
 	unix      map[string]*listener    // unix listeners by path
 	unixUsed  map[string]bool
 	nextPort  uint16
-	member    map[int]string       // the node of each goroutine that accepted, by number
+	member    map[int]string       // the node of each goroutine that accepted, or Node named, by number
 	cuts      map[link]time.Time   // the links partitioned, until when
 	clogs     map[string]time.Time // the nodes clogged, until when
+	conns     []*Conn              // every end of a connection made, in order, for CrashNode
+	nlisten   int                  // listeners made
 }
 
 // link is the direction from one node to another.
@@ -338,7 +342,8 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap),
 			Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: ap.String()}
+	n.nlisten++
+	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: n.listenerNode(ap.String()), seq: n.nlisten}
 	l.ready.L = &n.mu
 	n.listeners[ap], n.used[ap] = l, true
 	return l, nil
@@ -487,6 +492,77 @@ func (canceledError) Is(err error) bool { return err == context.Canceled }
 // canceledError is a dial's cancellation, as net's.
 type canceledError struct{}
 
+// listenerNode is the node a listener at addr is: that of the goroutine
+// listening, when Node named one, else the address itself.
+func (n *network) listenerNode(addr string) string {
+	if node := n.nodeOf(engine.Current()); node != testNode {
+		return node
+	}
+	return addr
+}
+
+// Node makes the calling goroutine, and every goroutine it starts from
+// then on, the node name of its run's network: the listeners they open are
+// that node, and so are the connections they dial or accept. A partition
+// or a clog of the node, and CrashNode, act on all of them. Outside a run
+// it does nothing.
+func Node(name string) {
+	n := current()
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.member[engine.Current().Num()] = name
+}
+
+// CrashNode is the crash of the process that is the node named node, in
+// the calling goroutine's run: end ends the node's goroutines
+// (engine.G.Crash), called with the network held, so that none of them is
+// caught inside it; then the node's listeners close (a dial is refused)
+// and its ends of connections close as the kernel closes a dead process's
+// sockets: the peer reads what was sent, then io.EOF, or is reset when it
+// had sent what was never read. Outside a run it is an error.
+func CrashNode(node string, end func()) error {
+	n := current()
+	if n == nil {
+		return fmt.Errorf("simnet: CrashNode(%q) outside a run", node)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	end()
+	var ls []*listener
+	for _, l := range n.listeners {
+		if l.node == node {
+			ls = append(ls, l)
+		}
+	}
+	for _, l := range n.unix {
+		if l.node == node {
+			ls = append(ls, l)
+		}
+	}
+	// In the order they were made, not the maps': closing wakes their
+	// waiters.
+	slices.SortFunc(ls, func(a, b *listener) int { return cmp.Compare(a.seq, b.seq) })
+	for _, l := range ls {
+		l.close()
+	}
+	kept := n.conns[:0]
+	for _, c := range n.conns {
+		switch {
+		case c.closed:
+		case c.from == node:
+			c.close()
+		default:
+			kept = append(kept, c)
+		}
+	}
+	clear(n.conns[len(kept):])
+	n.conns = kept
+	return nil
+}
+
 // nodeOf is the node g belongs to: that of the listener it, or the
 // nearest goroutine that started it, accepted from; else the test's.
 func (n *network) nodeOf(g *engine.G) string {
@@ -600,7 +676,8 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 	if n.unix[path] != nil {
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	l := &listener{n: n, network: "unix", path: path, addr: addr, node: path}
+	n.nlisten++
+	l := &listener{n: n, network: "unix", path: path, addr: addr, node: n.listenerNode(path), seq: n.nlisten}
 	l.ready.L = &n.mu
 	n.unix[path], n.unixUsed[path] = l, true
 	return l, nil
@@ -632,6 +709,7 @@ func (n *network) pair(network string, a, b net.Addr) (*Conn, *Conn) {
 	}
 	ca := &Conn{n: n, network: network, local: a, remote: b, in: ba, out: ab}
 	cb := &Conn{n: n, network: network, local: ca.remote, remote: ca.local, in: ab, out: ba}
+	n.conns = append(n.conns, ca, cb)
 	return ca, cb
 }
 
@@ -642,7 +720,8 @@ type listener struct {
 	ap      netip.AddrPort // a TCP listener's address
 	path    string         // a unix listener's
 	addr    net.Addr
-	node    string  // the node it is: its address
+	node    string  // the node it is: its address, or Node's name
+	seq     int     // its place among the run's listeners, in order
 	queue   []*Conn // connected, not yet accepted
 	closed  bool
 	ready   sched.Cond // a connection is queued, or the listener closed
@@ -660,10 +739,8 @@ func (l *listener) Accept() (net.Conn, error) {
 			c := l.queue[0]
 			l.queue[0] = nil
 			l.queue = l.queue[1:]
-			if g := engine.Current(); g != nil {
-				if _, ok := l.n.member[g.Num()]; !ok {
-					l.n.member[g.Num()] = l.node // the server's goroutine: its node's
-				}
+			if g := engine.Current(); g != nil && l.n.nodeOf(g) == testNode {
+				l.n.member[g.Num()] = l.node // the server's goroutine: its node's
 			}
 			return c, nil
 		}
@@ -679,6 +756,12 @@ func (l *listener) Close() error {
 	if l.closed {
 		return l.opError("close", net.ErrClosed)
 	}
+	l.close()
+	return nil
+}
+
+// close closes l (the caller holds the lock).
+func (l *listener) close() {
 	l.closed = true
 	if l.network == "unix" {
 		delete(l.n.unix, l.path)
@@ -690,7 +773,6 @@ func (l *listener) Close() error {
 	}
 	l.queue = nil
 	l.ready.Broadcast()
-	return nil
 }
 
 func (l *listener) Addr() net.Addr { return l.addr }
@@ -855,6 +937,9 @@ func (c *Conn) Read(b []byte) (int, error) {
 // Write writes all of b, blocking while the peer's buffer is full, unless
 // the connection closes or resets or the write deadline passes first.
 func (c *Conn) Write(b []byte) (int, error) {
+	if g := engine.Current(); g != nil {
+		g.CrashPoint()
+	}
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
 	done := 0
@@ -934,6 +1019,12 @@ func (c *Conn) Close() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
 	}
+	c.close()
+	return nil
+}
+
+// close closes c (the caller holds the lock).
+func (c *Conn) close() {
 	c.closed = true
 	if len(c.in.buf) > 0 {
 		c.out.reset = true
@@ -941,7 +1032,6 @@ func (c *Conn) Close() error {
 	c.fin()
 	c.in.gone, c.in.buf, c.in.late, c.in.lateN = true, nil, nil, 0
 	c.wakeAll()
-	return nil
 }
 
 // CloseWrite shuts down the writing side: the peer reads io.EOF after what
