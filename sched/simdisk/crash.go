@@ -95,7 +95,7 @@ func (d *durability) obj(id fileID, path string) *engine.Obj {
 	o := d.objs[id]
 	if o == nil {
 		o = new(engine.Obj)
-		o.SetLabel("file " + path)
+		o.SetLabel("file " + stableName(path))
 		d.objs[id] = o
 	}
 	return o
@@ -179,7 +179,7 @@ func Crash(dir string) error {
 		if err := os.WriteFile(path, kept, 0); err != nil { // the file's own inode, truncated
 			return fmt.Errorf("simdisk: crash: %w", err)
 		}
-		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", path, len(kept), len(cur), len(durable)))
+		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", stableName(path), len(kept), len(cur), len(durable)))
 		g.IO(engine.OpCrash, d.obj(id, path), engine.KindFile, int64(len(kept)), int64(len(cur)-len(kept)), 0)
 		return nil
 	})

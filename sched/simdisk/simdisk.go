@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,11 +67,11 @@ func Sync(f *os.File) error {
 	var took time.Duration
 	if sched.Fault(FaultSlowSync) {
 		took = time.Duration(g.Source().At(syncKey).IntRange(1, int(g.FaultBound(FaultSlowSync, DefaultSlowSync))))
-		g.Log(fmt.Sprintf("simdisk: a sync of %s takes %v", f.Name(), took))
+		g.Log(fmt.Sprintf("simdisk: a sync of %s takes %v", stableName(f.Name()), took))
 		vtime.Sleep(took)
 	}
 	if sched.Fault(FaultEIO) {
-		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", f.Name()))
+		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", stableName(f.Name())))
 		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
 	}
 	if err := f.Sync(); err != nil {
@@ -109,14 +111,14 @@ func write(g *engine.G, f *os.File, n int, off int64, prefix func(k int) (int, e
 	g.CrashPoint()
 	o := beforeWrite(g, f)
 	if sched.Fault(FaultEIO) {
-		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", n, f.Name()))
+		g.Log(fmt.Sprintf("simdisk: a write of %d bytes to %s fails with EIO", n, stableName(f.Name())))
 		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.EIO}
 	}
 	k := n
 	var fault error
 	if sched.Fault(FaultENOSPC) {
 		k = g.Source().At(enospcKey).IntRange(0, n-1)
-		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", f.Name(), k, n))
+		g.Log(fmt.Sprintf("simdisk: a write to %s stops after %d of %d bytes: ENOSPC", stableName(f.Name()), k, n))
 		fault = &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 	}
 	written, err := prefix(k)
@@ -139,3 +141,24 @@ func write(g *engine.G, f *os.File, n int, off int64, prefix func(k int) (int, e
 // stdStream reports whether f is the process's standard input, output or
 // error, which are not the disk's: no fault fails a test's own output.
 func stdStream(f *os.File) bool { return f == os.Stdout || f == os.Stderr || f == os.Stdin }
+
+// stableName is how the run's log and trace name the file at path: the
+// path, but for one in a temporary directory (t.TempDir's, os.MkdirTemp's),
+// whose name is drawn anew by each process and each schedule, as
+// "$TMPDIR/…/" and what follows the drawn part, so that a trace replayed
+// in another process names it alike.
+func stableName(path string) string {
+	rel, err := filepath.Rel(os.TempDir(), path)
+	if err != nil || !filepath.IsAbs(path) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	drawn := 1 // os.MkdirTemp's directory
+	if len(parts) > 2 && strings.Trim(parts[1], "0123456789") == "" {
+		drawn = 2 // t.TempDir's: the test's directory, then a counter
+	}
+	if len(parts) <= drawn {
+		return path
+	}
+	return "$TMPDIR/…/" + strings.Join(parts[drawn:], "/")
+}
