@@ -30,6 +30,7 @@ var layers = []struct {
 			{"sched/native/boundary", "sched/native"},
 			{"sched/simnet", "sched"}, {"sched/simnet", "sched/native"}, {"sched/simnet", "vtime"},
 			{"sched/simdisk", "sched"}, {"sched/simdisk", "vtime"}}},
+	{name: "nodes", pkgs: []string{"sched/cluster"}},
 	{name: "playback and hunt engine", pkgs: []string{"replay", "internal/hunt"}},
 	{name: "harness", pkgs: []string{"sched/schedtest", "sched/native/nativetest"},
 		within: [][2]string{{"sched/native/nativetest", "sched/schedtest"}}},

@@ -38,7 +38,8 @@ connections' and transports' goroutines are the run's, over a simulated network 
 sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
 -rewrite=net/http/... carries them over). The network's and the disk's faults fire when
 -dst.faults gives them a probability: net.delay, net.partition, net.clog, net.reset,
-net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync.
+net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a test
+whose service runs as the nodes of a sched/cluster.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over, in a tested package, a

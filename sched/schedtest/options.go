@@ -283,7 +283,7 @@ func init() {
 	flag.StringVar(&flags.input, "dst.input", "", "sched: run the input `file` saved by a hunt (a crash, or a corpus entry)")
 	flag.StringVar(&flags.fuzzInput, "dst.fuzzinput", "", "sched: run the bytes of `file` as the input of a fuzz target made with schedtest.Fuzz (a crash that libFuzzer, OSS-Fuzz or ClusterFuzzLite wrote)")
 	flag.StringVar(&flags.crashTrace, "dst.crashtrace", "", "sched: with -dst.input, write the run's trace to `file` event by event, so that a run that kills its process leaves its trace up to the crash")
-	flag.StringVar(&flags.faults, "dst.faults", "", "sched: fault points to fire, as `name=p[:bound],...`: each fires with probability p, and one that lasts (net.delay, net.partition, net.clog) lasts up to bound (a duration)")
+	flag.StringVar(&flags.faults, "dst.faults", "", "sched: fault points to fire, as `name=p[:bound],...`: each fires with probability p, and one that lasts (net.delay, net.partition, net.clog, node.crash's downtime) lasts up to bound (a duration)")
 	flag.BoolVar(&flags.shrink, "dst.shrink", true, "sched: shrink a failing schedule before reporting it")
 }
 
