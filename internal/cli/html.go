@@ -361,6 +361,10 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 		l := lanes[g]
 		stop(l, read)
 		switch {
+		case l.blockedAt >= 0 && l.blockedIn == "Crash":
+			l.End = "crashed" // its node did (engine G.Crash)
+			pair(l, &l.Blocked, l.blockedAt, read)
+			l.shown = true
 		case l.blockedAt >= 0:
 			l.End = "blocked in " + l.blockedIn
 			stuck = append(stuck, stuckAt{g, l.blockedAt - first})

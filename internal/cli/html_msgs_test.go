@@ -7,12 +7,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/dstgo/dst/chans"
 	"github.com/dstgo/dst/internal/cli"
 	"github.com/dstgo/dst/sched"
+	"github.com/dstgo/dst/sched/cluster"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simnet"
 	"github.com/dstgo/dst/trace"
+	"github.com/dstgo/dst/vtime"
 )
 
 // messagesTrace writes the trace of a run where the test's goroutine
@@ -164,5 +168,54 @@ func TestExportMessages(t *testing.T) {
 	}
 	if !named {
 		t.Error(`no instant named "Send tcp 127.0.0.1:...: 4 bytes"`)
+	}
+}
+
+// TestHTMLCrashedLanes: the goroutines of a node that crashed end in the
+// trace blocked in Crash, where they were, and their lanes end "crashed",
+// not blocked for ever (which would read as a deadlock or a leak).
+func TestHTMLCrashedLanes(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1, Record: true}, func(st *schedtest.T) {
+		c := cluster.New()
+		defer c.Close()
+		n, err := c.Add("a", "", func(string) (func(), error) {
+			sched.Go(func() { chans.Make[int](0).Recv() }) // the node's: waits for ever
+			return nil, nil
+		})
+		if err != nil {
+			st.Fatal(err)
+		}
+		vtime.Sleep(time.Millisecond)
+		n.Crash()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	path := filepath.Join(t.TempDir(), "crash.trace")
+	if err := res.WriteTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, e, code := run("html", path); code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	f := readFacts(t, path)
+	crashed := map[int32]bool{}
+	for _, ev := range f.evs {
+		if ev.Kind == trace.KindBlock && trace.OpName(ev.Op) == "Crash" {
+			crashed[ev.G] = true
+		}
+	}
+	_, p := readPage(t, strings.TrimSuffix(path, ".trace")+".html")
+	ends := 0
+	for _, l := range p.Lanes {
+		if crashed[l.G] != (l.End == "crashed") {
+			t.Errorf("lane g%d ends %q; crashed in the trace: %v", l.G, l.End, crashed[l.G])
+		}
+		if l.End == "crashed" {
+			ends++
+		}
+	}
+	if ends != 1 {
+		t.Errorf("%d lanes end crashed, want the node's goroutine's", ends)
 	}
 }

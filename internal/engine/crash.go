@@ -37,6 +37,9 @@ func (g *G) Crash(dead func(*G) bool) int {
 		h.killed = true
 		h.op, h.obj = OpCrash, nil
 		r.live--
+		if r.tr != nil {
+			r.recordOp(event.KindBlock, h, OpCrash, nil) // where it was
+		}
 	}
 	if len(ids) > 0 {
 		g.Log(fmt.Sprintf("crash: goroutine(s) %s end", strings.Join(ids, ", ")))
