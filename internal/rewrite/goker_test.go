@@ -400,7 +400,6 @@ func TestGoKer(t *testing.T) {
 // work is not a default: it makes any timeout fire during work, however
 // generous, which in real suites is a false red.
 var clockKernels = map[string]string{
-	"Cockroach2448":   "its state loop must wake from a 100µs sleep before the raft goroutine, runnable, sends its callback",
 	"Grpc3017":        "a 1ns AfterFunc must fire between RemoveSubConn and NewSubConn, which its 100 copies run 10,000 times each without blocking",
 	"Istio18454":      "a 1ns timer must fire, and be received, before the event loop is reset",
 	"Kubernetes11298": "its notifiers' timers must fire while the other goroutines run",
