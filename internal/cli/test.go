@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -126,17 +128,40 @@ func runTest(e *env, args []string) int {
 		argv = append(argv, patterns...)
 	}
 	cmd := exec.Command("go", append(argv, others...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, e.stderr
+	unrequired := &watch{w: e.stderr, needle: "no required module provides package " + dstModule + "/"}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, unrequired
 	cmd.Env = append(os.Environ(), rw.env...)
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {
+			if unrequired.seen {
+				fmt.Fprintf(e.stderr, "dstreplay test: the rewritten code imports %s's packages, which this module does not require: "+
+					"run go get -tool %s/cmd/dstreplay@latest here (it adds both), then go tool dstreplay test\n", dstModule, dstModule)
+			}
 			return xe.ExitCode()
 		}
 		fmt.Fprintf(e.stderr, "dstreplay test: %v\n", err)
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// watch passes what is written on to w, and notes whether needle was in
+// it, across writes.
+type watch struct {
+	w      io.Writer
+	needle string
+	tail   []byte // the end of what was written, shorter than needle
+	seen   bool
+}
+
+func (x *watch) Write(b []byte) (int, error) {
+	if !x.seen {
+		joined := append(slices.Clip(x.tail), b...)
+		x.seen = bytes.Contains(joined, []byte(x.needle))
+		x.tail = append(x.tail[:0], joined[max(0, len(joined)-len(x.needle)+1):]...)
+	}
+	return x.w.Write(b)
 }
 
 // rewritten is the code of a command's packages rewritten onto the
