@@ -40,8 +40,13 @@ type StartFunc func(dir string) (stop func(), err error)
 // crashed and restarted by the test or by FaultCrash. Use one cluster per
 // run. Its methods are for the test's goroutines; a node's goroutines may
 // call its Crash.
+//
+// Its state and its nodes' are read and written by the run's goroutines,
+// one at a time, with no lock: a lock would order every goroutine that
+// writes to the network or the disk after every other for the race
+// detector, and hide the races of the code under test. The functions that
+// touch it are norace.
 type Cluster struct {
-	mu     sched.Mutex
 	nodes  []*Node
 	closed bool
 	hooked bool // the run's crash points draw FaultCrash
@@ -66,17 +71,16 @@ func New() *Cluster { return &Cluster{} }
 // Add starts a node named name, a name of the simulated network's (see
 // simnet.Node), with its data under dir: start runs, in a goroutine of the
 // node's inside a run, and Add returns once it has.
+//
+//go:norace
 func (c *Cluster) Add(name, dir string, start StartFunc) (*Node, error) {
-	c.mu.Lock()
 	for _, n := range c.nodes {
 		if n.name == name {
-			c.mu.Unlock()
 			return nil, fmt.Errorf("cluster: a node named %q was added already", name)
 		}
 	}
 	n := &Node{c: c, name: name, dir: dir, start: start, down: true}
 	c.nodes = append(c.nodes, n)
-	c.mu.Unlock()
 	if err := n.boot(); err != nil {
 		return nil, fmt.Errorf("cluster: node %s: %w", name, err)
 	}
@@ -90,51 +94,57 @@ func (n *Node) Name() string { return n.name }
 func (n *Node) Dir() string { return n.dir }
 
 // Up reports whether the node runs: started, and not crashed since.
+//
+//go:norace
 func (n *Node) Up() bool {
-	n.c.mu.Lock()
-	defer n.c.mu.Unlock()
 	return !n.down
 }
 
 // Crashes is how many times the node crashed.
+//
+//go:norace
 func (n *Node) Crashes() int {
-	n.c.mu.Lock()
-	defer n.c.mu.Unlock()
 	return n.crashes
 }
 
 // boot runs the node's StartFunc: in a goroutine of the node's, the root
 // of its new life, inside a run.
+//
+//go:norace
 func (n *Node) boot() error {
 	c := n.c
 	g := engine.Current()
 	if g == nil {
 		stop, err := n.start(n.dir)
-		c.mu.Lock()
 		n.stop, n.down = stop, err != nil
-		c.mu.Unlock()
 		return err
 	}
-	c.mu.Lock()
 	if !c.hooked {
 		c.hooked = true
 		g.OnCrashPoint(c.crashPoint)
 	}
 	n.booting = true
-	c.mu.Unlock()
 	done := chans.Make[error](1)
 	sched.Go(func() {
 		simnet.Node(n.name)
-		c.mu.Lock()
-		n.root = engine.Current()
-		c.mu.Unlock()
+		n.began(engine.Current())
 		stop, err := n.start(n.dir)
-		c.mu.Lock()
-		n.stop, n.down, n.booting = stop, err != nil, false
-		c.mu.Unlock()
+		n.started(stop, err)
 		done.Send(err)
 	})
 	return done.Recv()
+}
+
+// began records that root starts the node's new life.
+//
+//go:norace
+func (n *Node) began(root *engine.G) { n.root = root }
+
+// started records that the node's StartFunc returned.
+//
+//go:norace
+func (n *Node) started(stop func(), err error) {
+	n.stop, n.down, n.booting = stop, err != nil, false
 }
 
 // member reports whether g belongs to the life of a node that root
@@ -161,21 +171,19 @@ func (n *Node) Crash() error { return n.crash(0) }
 
 // crash is Crash, and, when downtime is not 0, a restart after it. When
 // the calling goroutine is the node's, it ends too, last.
+//
+//go:norace
 func (n *Node) crash(downtime time.Duration) error {
 	g := engine.Current()
 	if g == nil {
 		return fmt.Errorf("cluster: crash of node %s outside a run: only a run can end a node's goroutines", n.name)
 	}
-	c := n.c
-	c.mu.Lock()
 	if n.down || n.booting {
-		c.mu.Unlock()
 		return nil
 	}
 	n.down = true
 	n.crashes++
 	root := n.root
-	c.mu.Unlock()
 	self := member(g, root)
 	what := fmt.Sprintf("cluster: node %s crashes", n.name)
 	if downtime > 0 {
@@ -207,14 +215,13 @@ func (n *Node) crash(downtime time.Duration) error {
 // Restart starts the node again on its directory, after a crash: its
 // StartFunc runs as at Add. It does nothing when the node is up, or the
 // cluster closed.
+//
+//go:norace
 func (n *Node) Restart() error {
 	c := n.c
-	c.mu.Lock()
 	if !n.down || c.closed {
-		c.mu.Unlock()
 		return nil
 	}
-	c.mu.Unlock()
 	if err := n.boot(); err != nil {
 		return fmt.Errorf("cluster: restart of node %s: %w", n.name, err)
 	}
@@ -224,8 +231,9 @@ func (n *Node) Restart() error {
 // crashPoint is the run's crash point (engine's G.CrashPoint): at a
 // point of a node's goroutine, FaultCrash is drawn, and when it fires the
 // node crashes, to restart after a drawn downtime.
+//
+//go:norace
 func (c *Cluster) crashPoint(g *engine.G) {
-	c.mu.Lock()
 	var n *Node
 	if !c.closed {
 		for _, m := range c.nodes {
@@ -235,7 +243,6 @@ func (c *Cluster) crashPoint(g *engine.G) {
 			}
 		}
 	}
-	c.mu.Unlock()
 	if n == nil || !sched.Fault(FaultCrash) {
 		return
 	}
@@ -248,17 +255,15 @@ func (c *Cluster) crashPoint(g *engine.G) {
 // Close stops the cluster: every node that is up stops (its StartFunc's
 // stop), and none restarts. What a node leaves running after its stop is
 // the run's to find, as a leak.
+//
+//go:norace
 func (c *Cluster) Close() {
-	c.mu.Lock()
 	c.closed = true
 	nodes := slices.Clone(c.nodes)
-	c.mu.Unlock()
 	for _, n := range nodes {
-		c.mu.Lock()
 		stop := n.stop
 		up := !n.down
 		n.down = true
-		c.mu.Unlock()
 		if up && stop != nil {
 			stop()
 		}
