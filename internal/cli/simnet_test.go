@@ -236,6 +236,55 @@ func TestRPC(t *testing.T) {
 	m.wrapPasses(t, "net/rpc under -wrap", 100, "-dst.dir=off")
 }
 
+// TestWrapPlainNet: a test of net.Listen and net.Dial alone, with no
+// net/http in its build, runs over the simulated network under -wrap.
+// Regression (found while checking the race detector's view of sockets):
+// the network was simulated only where net/http was rewritten, so these
+// ran natively, Accept blocked outside the scheduler, and the watchdog
+// failed the test.
+func TestWrapPlainNet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	m := newOwnModule(t, map[string]string{
+		"echo_test.go": `package mine
+
+import (
+	"io"
+	"net"
+	"testing"
+)
+
+func TestEcho(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(c, c)
+	}()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("ping"))
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(c, b); err != nil || string(b) != "ping" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}
+`,
+	})
+	m.wrapPasses(t, "net.Listen and net.Dial under -wrap", 100, "-dst.dir=off")
+}
+
 // wrapPasses runs the module's tests under go tool dstreplay test -wrap
 // -count=1 -v with n schedules and the further flags, and fails t, saying
 // what ran, unless they pass all n with nothing run natively.

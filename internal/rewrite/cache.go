@@ -72,7 +72,7 @@ func cacheKey(opts Options, pkgs []listed, strict, lenient []string) (string, er
 			fmt.Fprintf(h, "tool %s %d %d\n", self, st.Size(), st.ModTime().UnixNano())
 		}
 	}
-	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\ndeps %v\nwrap %v\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite, opts.Deps, opts.Wrap)
+	fmt.Fprintf(h, "go %s\nflags %q\npatterns %q\nrewrite %q\ndeps %v\nwrap %v\nhttp %v\n", runtime.Version(), opts.Flags, opts.Patterns, opts.Rewrite, opts.Deps, opts.Wrap, opts.HTTP)
 	fmt.Fprintf(h, "strict %q\nlenient %q\n", strict, lenient)
 	env := opts.Env
 	if env == nil {

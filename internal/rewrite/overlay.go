@@ -346,7 +346,12 @@ func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native
 	for _, t := range targets {
 		set[t] = native[t] == ""
 	}
-	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return set[path] }}
+	// The network is simulated where net/http is rewritten, and where it
+	// would be but no package loads it (a test of net.Listen and
+	// net.Dial alone); not where it runs natively (refused, or
+	// -nativehttp), whose dials would miss the simulated listeners.
+	http, loaded := set[StdPackages[0]]
+	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return set[path] }, SimNet: http || opts.HTTP && !loaded}
 	r := &rewritten{files: map[string][]byte{}, changed: map[string]bool{}, errs: map[string][]error{}}
 	done := map[string]bool{}
 	after := map[string]Place{} // by file: the place of the file that follows it, less its own

@@ -394,10 +394,11 @@ func isMap(t types.Type) bool {
 	return false
 }
 
-// simNet reports whether the file's build rewrites the standard HTTP
-// stack (StdPackages), and so runs it over simnet's network.
+// simNet reports whether the file's build runs the network over simnet's:
+// it rewrites the standard HTTP stack (StdPackages), or would, where the
+// build has none (Config.SimNet).
 func (r *fileRewriter) simNet() bool {
-	return r.cfg.Rewritten != nil && r.cfg.Rewritten(StdPackages[0])
+	return r.cfg.SimNet || r.cfg.Rewritten != nil && r.cfg.Rewritten(StdPackages[0])
 }
 
 // boundaryFuncs are the standard functions that start work outside the

@@ -27,6 +27,9 @@ type Config struct {
 	// rewritten is marked (native.Given), and under Wrap a *testing.T
 	// handed to one is refused.
 	Rewritten func(path string) bool
+	// SimNet sends net.Listen, net.Dial and the like to the simulated
+	// network (package simnet) rather than to package boundary.
+	SimNet bool
 	// GoVersion is the language version of the file's module ("go1.16"),
 	// for a file the type checker gave none (FileVersions); "" is the
 	// current one. A module whose go.mod has no go directive, or that has
