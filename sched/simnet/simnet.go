@@ -1,7 +1,6 @@
 package simnet
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -76,16 +74,15 @@ const firstPort = 32768
 // cuts the links between two nodes.
 type network struct {
 	mu        sched.Mutex
-	listeners map[netip.AddrPort]*listener
-	used      map[netip.AddrPort]bool // every address a listener of the run held
-	unix      map[string]*listener    // unix listeners by path
-	unixUsed  map[string]bool
+	listeners table[netip.AddrPort, *listener]
+	used      table[netip.AddrPort, bool] // every address a listener of the run held
+	unix      table[string, *listener]    // unix listeners by path
+	unixUsed  table[string, bool]
 	nextPort  uint16
-	member    map[int]string       // the node of each goroutine that accepted, or Node named, by number
-	cuts      map[link]time.Time   // the links partitioned, until when
-	clogs     map[string]time.Time // the nodes clogged, until when
-	conns     []*Conn              // every end of a connection made, in order, for CrashNode
-	nlisten   int                  // listeners made
+	member    table[int, string]       // the node of each goroutine that accepted, or Node named, by number
+	cuts      table[link, time.Time]   // the links partitioned, until when
+	clogs     table[string, time.Time] // the nodes clogged, until when
+	conns     []*Conn                  // every end of a connection made, in order, for CrashNode
 }
 
 // link is the direction from one node to another.
@@ -108,9 +105,7 @@ func current() *network {
 	if n, ok := g.Shadow(unsafe.Pointer(&networkKey)).(*network); ok {
 		return n
 	}
-	n := &network{listeners: map[netip.AddrPort]*listener{}, used: map[netip.AddrPort]bool{},
-		unix: map[string]*listener{}, unixUsed: map[string]bool{}, nextPort: firstPort,
-		member: map[int]string{}, cuts: map[link]time.Time{}, clogs: map[string]time.Time{}}
+	n := &network{nextPort: firstPort}
 	g.SetShadow(unsafe.Pointer(&networkKey), &networkKey, n)
 	return n
 }
@@ -342,17 +337,17 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap),
 			Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	n.nlisten++
-	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: n.listenerNode(ap.String()), seq: n.nlisten}
+	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: n.listenerNode(ap.String())}
 	l.ready.L = &n.mu
-	n.listeners[ap], n.used[ap] = l, true
+	n.listeners.set(ap, l)
+	n.used.set(ap, true)
 	return l, nil
 }
 
 // taken reports whether a listener of the network holds port on ip, or
 // on every address where either is unspecified.
 func (n *network) taken(ip netip.Addr, port uint16) bool {
-	for ap := range n.listeners {
+	for _, ap := range n.listeners.keys {
 		if ap.Port() == port && (ap.Addr() == ip || ap.Addr().IsUnspecified() || ip.IsUnspecified()) {
 			return true
 		}
@@ -363,14 +358,14 @@ func (n *network) taken(ip netip.Addr, port uint16) bool {
 // lookup is the listener a dial to ap reaches: one on ap itself, or on
 // ap's port at an unspecified address when ap is a loopback one.
 func (n *network) lookup(ap netip.AddrPort) *listener {
-	if l := n.listeners[ap]; l != nil {
+	if l := n.listeners.at(ap); l != nil {
 		return l
 	}
 	if !ap.Addr().IsLoopback() {
 		return nil
 	}
 	for _, any := range []netip.Addr{netip.IPv6Unspecified(), netip.IPv4Unspecified()} {
-		if l := n.listeners[netip.AddrPortFrom(any, ap.Port())]; l != nil {
+		if l := n.listeners.at(netip.AddrPortFrom(any, ap.Port())); l != nil {
 			return l
 		}
 	}
@@ -384,7 +379,7 @@ func (n *network) dial(ctx context.Context, deadline time.Time, network string, 
 	defer n.mu.Unlock()
 	l := n.lookup(ap)
 	raddr := net.TCPAddrFromAddrPort(ap)
-	if l == nil && n.used[ap] {
+	if l == nil && n.used.at(ap) {
 		// A listener of the run was there and closed: refused, as Go's
 		// network would.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
@@ -513,7 +508,7 @@ func Node(name string) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.member[engine.Current().Num()] = name
+	n.member.set(engine.Current().Num(), name)
 }
 
 // CrashNode is the crash of the process that is the node named node, in
@@ -532,19 +527,18 @@ func CrashNode(node string, end func()) error {
 	defer n.mu.Unlock()
 	end()
 	var ls []*listener
-	for _, l := range n.listeners {
+	for _, l := range n.listeners.vals {
 		if l.node == node {
-			ls = append(ls, l)
+			ls = push(ls, l)
 		}
 	}
-	for _, l := range n.unix {
+	for _, l := range n.unix.vals {
 		if l.node == node {
-			ls = append(ls, l)
+			ls = push(ls, l)
 		}
 	}
-	// In the order they were made, not the maps': closing wakes their
-	// waiters.
-	slices.SortFunc(ls, func(a, b *listener) int { return cmp.Compare(a.seq, b.seq) })
+	// In the order they were made (the tables keep it): closing wakes
+	// their waiters.
 	for _, l := range ls {
 		l.close()
 	}
@@ -567,7 +561,7 @@ func CrashNode(node string, end func()) error {
 // nearest goroutine that started it, accepted from; else the test's.
 func (n *network) nodeOf(g *engine.G) string {
 	for ; g != nil; g = g.Parent() {
-		if node, ok := n.member[g.Num()]; ok {
+		if node, ok := n.member.get(g.Num()); ok {
 			return node
 		}
 	}
@@ -594,8 +588,8 @@ func (n *network) partition(from, to string) {
 		ways = ways[1:]
 	}
 	for _, w := range ways {
-		if heal.After(n.cuts[w]) {
-			n.cuts[w] = heal
+		if heal.After(n.cuts.at(w)) {
+			n.cuts.set(w, heal)
 		}
 	}
 	what := fmt.Sprintf("%s and %s cannot reach each other", from, to)
@@ -615,8 +609,8 @@ func (n *network) clog(from, to string) {
 	}
 	g := engine.Current()
 	d := time.Duration(g.Source().At(clogKey).IntRange(1, int(g.FaultBound(FaultClog, DefaultClog))))
-	if heal := vtime.Now().Add(d); heal.After(n.clogs[to]) {
-		n.clogs[to] = heal
+	if heal := vtime.Now().Add(d); heal.After(n.clogs.at(to)) {
+		n.clogs.set(to, heal)
 	}
 	g.Log(fmt.Sprintf("simnet: clog: %s stops sending and receiving for %v", to, d))
 }
@@ -624,13 +618,13 @@ func (n *network) clog(from, to string) {
 // cut is when the link from one node to another heals, if it is
 // partitioned now, or either node is clogged; else zero.
 func (n *network) cut(from, to string) time.Time {
-	if len(n.cuts) == 0 && len(n.clogs) == 0 {
+	if n.cuts.len() == 0 && n.clogs.len() == 0 {
 		return time.Time{}
 	}
 	now := vtime.Now()
-	heal := until(n.cuts, link{from, to}, now)
+	heal := until(&n.cuts, link{from, to}, now)
 	for _, node := range []string{from, to} {
-		if h := until(n.clogs, node, now); h.After(heal) {
+		if h := until(&n.clogs, node, now); h.After(heal) {
 			heal = h
 		}
 	}
@@ -639,13 +633,13 @@ func (n *network) cut(from, to string) time.Time {
 
 // until is when what m holds for k heals, if it has not by now (else
 // zero, and it is forgotten).
-func until[K comparable](m map[K]time.Time, k K, now time.Time) time.Time {
-	heal, ok := m[k]
+func until[K comparable](m *table[K, time.Time], k K, now time.Time) time.Time {
+	heal, ok := m.get(k)
 	if !ok {
 		return time.Time{}
 	}
 	if !now.Before(heal) {
-		delete(m, k)
+		m.del(k)
 		return time.Time{}
 	}
 	return heal
@@ -673,13 +667,13 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	addr := &net.UnixAddr{Name: path, Net: "unix"}
-	if n.unix[path] != nil {
+	if n.unix.at(path) != nil {
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
-	n.nlisten++
-	l := &listener{n: n, network: "unix", path: path, addr: addr, node: n.listenerNode(path), seq: n.nlisten}
+	l := &listener{n: n, network: "unix", path: path, addr: addr, node: n.listenerNode(path)}
 	l.ready.L = &n.mu
-	n.unix[path], n.unixUsed[path] = l, true
+	n.unix.set(path, l)
+	n.unixUsed.set(path, true)
 	return l, nil
 }
 
@@ -688,10 +682,10 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	l := n.unix[path]
+	l := n.unix.at(path)
 	raddr := &net.UnixAddr{Name: path, Net: "unix"}
 	switch {
-	case l == nil && n.unixUsed[path]:
+	case l == nil && n.unixUsed.at(path):
 		// Closing a unix listener removes its socket file.
 		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ENOENT)}, true
 	case l == nil:
@@ -721,7 +715,6 @@ type listener struct {
 	path    string         // a unix listener's
 	addr    net.Addr
 	node    string  // the node it is: its address, or Node's name
-	seq     int     // its place among the run's listeners, in order
 	queue   []*Conn // connected, not yet accepted
 	closed  bool
 	ready   sched.Cond // a connection is queued, or the listener closed
@@ -740,7 +733,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			l.queue[0] = nil
 			l.queue = l.queue[1:]
 			if g := engine.Current(); g != nil && l.n.nodeOf(g) == testNode {
-				l.n.member[g.Num()] = l.node // the server's goroutine: its node's
+				l.n.member.set(g.Num(), l.node) // the server's goroutine: its node's
 			}
 			return c, nil
 		}
@@ -764,9 +757,9 @@ func (l *listener) Close() error {
 func (l *listener) close() {
 	l.closed = true
 	if l.network == "unix" {
-		delete(l.n.unix, l.path)
+		l.n.unix.del(l.path)
 	} else {
-		delete(l.n.listeners, l.ap)
+		l.n.listeners.del(l.ap)
 	}
 	for _, c := range l.queue {
 		c.abort()
