@@ -320,3 +320,30 @@ func conform(t *testing.T, sc scenario, network string) {
 		t.Fatalf("%s", res.Failure)
 	}
 }
+
+// TestListenAddresses: the addresses Go's net.Listen takes for a free port
+// ("host:", "host:0", ":0") give a simulated listener on a port of its
+// own, not Go's own listener. Regression (a helper, on echo's
+// TestEchoStartTLSAndStart): "localhost:" failed to parse, ran natively,
+// and its server's Accept blocked outside the scheduler.
+func TestListenAddresses(t *testing.T) {
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		for _, addr := range []string{"localhost:", "127.0.0.1:", ":", "localhost:0", ":0"} {
+			l, err := simnet.Listen("tcp", addr)
+			if err != nil {
+				st.Fatalf("Listen(%q): %v", addr, err)
+			}
+			switch l.(type) {
+			case *net.TCPListener:
+				st.Errorf("Listen(%q) gave Go's own listener", addr)
+			}
+			if a := l.Addr().(*net.TCPAddr); a.Port == 0 {
+				st.Errorf("Listen(%q) is on port 0", addr)
+			}
+			l.Close()
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+}

@@ -287,9 +287,11 @@ func listenAddr(network, address string) (netip.AddrPort, bool) {
 	if err != nil {
 		return netip.AddrPort{}, false
 	}
-	p, err := strconv.ParseUint(port, 10, 16)
-	if err != nil {
-		return netip.AddrPort{}, false
+	p := uint64(0) // an empty port is 0, as net's ("localhost:")
+	if port != "" {
+		if p, err = strconv.ParseUint(port, 10, 16); err != nil {
+			return netip.AddrPort{}, false
+		}
 	}
 	var ip netip.Addr
 	switch host {
