@@ -285,6 +285,53 @@ func TestEcho(t *testing.T) {
 	m.wrapPasses(t, "net.Listen and net.Dial under -wrap", 100, "-dst.dir=off")
 }
 
+// TestWrapSaysTCPListenerIsALimit: code that asserts a listener to be
+// *net.TCPListener panics over the simulated network (its listener is
+// simnet's), which is the tool's limit: the rewrite says so before the
+// tests run, and the panic's report says so, so that it does not read as
+// a bug of the code (found by a helper on echo's newListener).
+func TestWrapSaysTCPListenerIsALimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	m := newOwnModule(t, map[string]string{
+		"listen.go": `package mine
+
+import "net"
+
+func Listen() (*net.TCPListener, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	return l.(*net.TCPListener), nil
+}
+`,
+		"listen_test.go": `package mine
+
+import "testing"
+
+func TestListen(t *testing.T) {
+	l, err := Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -dst.dir=off")
+	for _, want := range []string{
+		"dstreplay: listen.go:10 asserts *net.TCPListener, which a simulated listener or connection is not",
+		"interface conversion: net.Listener is *simnet.listener, not *net.TCPListener",
+		"a limit of the tool, not a bug of the code",
+	} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Errorf("want %q in the output: %v\n%s", want, err, out)
+		}
+	}
+}
+
 // wrapPasses runs the module's tests under go tool dstreplay test -wrap
 // -count=1 -v with n schedules and the further flags, and fails t, saying
 // what ran, unless they pass all n with nothing run natively.

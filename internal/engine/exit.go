@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"unsafe"
@@ -167,7 +168,13 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		// A panic outranks a pending test failure: in Go it would crash the
 		// test binary.
 		r.pending = nil
-		r.finish(&Failure{Kind: Panic, G: g.ID, Message: fmt.Sprintf("panic in goroutine %d: %v", g.ID, p),
+		msg := fmt.Sprintf("panic in goroutine %d: %v", g.ID, p)
+		if e, ok := p.(error); ok && simulatedNetType.MatchString(e.Error()) {
+			msg += "\nnote: a simulated listener or connection (package simnet's, which net.Listen and net.Dial give under " +
+				"dstreplay test -wrap) is not Go's *net.TCPListener or *net.TCPConn: code that asserts it is one cannot " +
+				"run over the simulated network yet: a limit of the tool, not a bug of the code"
+		}
+		r.finish(&Failure{Kind: Panic, G: g.ID, Message: msg,
 			Stack: userStack(string(stack), true), Place: panicPlace(string(stack))})
 	case g.fatal:
 		r.finish(nil)
@@ -176,6 +183,10 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 			"the body (goroutine %d) called runtime.Goexit (t.FailNow or t.Fatal on the outer *testing.T? use the *schedtest.T the body receives)", g.ID)})
 	}
 }
+
+// simulatedNetType matches the runtime's error for a type assertion of a
+// simulated listener or connection to one of package net's types.
+var simulatedNetType = regexp.MustCompile(`^interface conversion: net\.\w+ is \*simnet\.\w+, not \*net\.`)
 
 // Repanic carries a panic that a shim recovered and raises again, with the
 // stack of the original panic, for the report.

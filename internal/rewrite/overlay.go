@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/types"
 	"io"
 	"maps"
 	"os"
@@ -79,6 +81,16 @@ func Overlay(opts Options) (string, int, error) {
 	for _, t := range lenient {
 		if !loaded[t] {
 			native[t] = "go list does not load it"
+		}
+	}
+	// Code that asserts a listener or a connection to be Go's own type
+	// panics on a simulated one: say so before it runs. (Running the
+	// network natively instead is no way out: a managed goroutine's Accept
+	// then blocks outside the scheduler.)
+	if opts.HTTP {
+		if place, typ := concreteNetAssert(pkgs); place != "" {
+			notes = append(notes, fmt.Sprintf("dstreplay: %s asserts %s, which a simulated listener or connection is not: "+
+				"where it runs it panics, a limit of the simulated network, not a bug of the code", place, typ))
 		}
 	}
 	var out *rewritten
@@ -330,6 +342,60 @@ func tempModFile(opts Options, extra string) ([]string, func()) {
 		}
 	}
 	return []string{"-mod=mod", "-modfile=" + filepath.Join(dir, "go.mod")}, done
+}
+
+// netTypes are the types of package net that a simulated listener or
+// connection is not.
+var netTypes = []string{"TCPListener", "TCPConn", "UnixListener", "UnixConn"}
+
+// concreteNetAssert is the first place, in the packages that are not the
+// standard library's, of a type assertion without its ok to a pointer to
+// one of netTypes (l.(*net.TCPListener)), which panics on a simulated
+// listener or connection, and the type; "" if there is none. One with its
+// ok, or a type switch, goes on when it fails.
+func concreteNetAssert(pkgs []*packages.Package) (place, typ string) {
+	for _, p := range pkgs {
+		if p.Module == nil || p.TypesInfo == nil {
+			continue // the standard library's
+		}
+		checked := map[*ast.TypeAssertExpr]bool{}
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.AssignStmt:
+					if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+						if ta, ok := ast.Unparen(n.Rhs[0]).(*ast.TypeAssertExpr); ok {
+							checked[ta] = true
+						}
+					}
+				case *ast.ValueSpec:
+					if len(n.Names) == 2 && len(n.Values) == 1 {
+						if ta, ok := ast.Unparen(n.Values[0]).(*ast.TypeAssertExpr); ok {
+							checked[ta] = true
+						}
+					}
+				case *ast.TypeAssertExpr:
+					if n.Type == nil || checked[n] || place != "" {
+						break
+					}
+					ptr, ok := p.TypesInfo.TypeOf(n.Type).(*types.Pointer)
+					if !ok {
+						break
+					}
+					named, ok := ptr.Elem().(*types.Named)
+					if ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "net" && slices.Contains(netTypes, named.Obj().Name()) {
+						pos := p.Fset.Position(n.Pos())
+						place, typ = fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line), "*net."+named.Obj().Name()
+					}
+				}
+				return place == ""
+			})
+			if place != "" {
+				return place, typ
+			}
+		}
+	}
+	return "", ""
 }
 
 // rewritten is what one pass of the rewrite over the loaded packages made.
