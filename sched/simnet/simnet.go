@@ -73,7 +73,7 @@ const firstPort = 32768
 // server's); the run's other goroutines are the test's node. A partition
 // cuts the links between two nodes.
 type network struct {
-	mu        sched.Mutex
+	mu        quietMutex
 	listeners table[netip.AddrPort, *listener]
 	used      table[netip.AddrPort, bool] // every address a listener of the run held
 	unix      table[string, *listener]    // unix listeners by path
@@ -97,6 +97,8 @@ var networkKey byte
 
 // current is the network of the calling goroutine's run, made at its first
 // use; nil outside a run.
+//
+//go:norace
 func current() *network {
 	g := engine.Current()
 	if g == nil {
@@ -112,6 +114,8 @@ func current() *network {
 
 // simulated reports whether the network name is one the simulation carries
 // (TCP's); the others run natively.
+//
+//go:norace
 func simulated(network string) bool {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
@@ -126,18 +130,24 @@ func simulated(network string) bool {
 // network: port 0 gives the next free port, counted from 32768,
 // and a port in use is refused as EADDRINUSE. Any other listener is Go's
 // own, and the run notes that it runs natively.
+//
+//go:norace
 func Listen(network, address string) (net.Listener, error) {
 	return listen(&net.ListenConfig{}, context.Background(), network, address, "net.Listen")
 }
 
 // ListenContext is (*net.ListenConfig).Listen: lc's Control and KeepAlive
 // do not apply to a simulated listener.
+//
+//go:norace
 func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address string) (net.Listener, error) {
 	return listen(lc, ctx, network, address, "net.ListenConfig.Listen")
 }
 
 // listen is Listen and ListenContext; what names the call a native
 // listener is noted as.
+//
+//go:norace
 func listen(lc *net.ListenConfig, ctx context.Context, network, address, what string) (net.Listener, error) {
 	n := current()
 	if n == nil {
@@ -161,18 +171,24 @@ func listen(lc *net.ListenConfig, ctx context.Context, network, address, what st
 // on the run's simulated network connects to it, and one to where such a
 // listener was and closed is refused (ECONNREFUSED); any other dial is Go's
 // own, and the run notes that it runs natively.
+//
+//go:norace
 func Dial(network, address string) (net.Conn, error) {
 	return DialContext(&net.Dialer{}, context.Background(), network, address)
 }
 
 // DialTimeout is net.DialTimeout: a simulated connection is made at once,
 // so the timeout only bounds a native one.
+//
+//go:norace
 func DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
 	return DialContext(&net.Dialer{Timeout: timeout}, context.Background(), network, address)
 }
 
 // DialContext is d.DialContext(ctx, network, address): inside a run, as
 // Dial. A nil d is a zero Dialer.
+//
+//go:norace
 func DialContext(d *net.Dialer, ctx context.Context, network, address string) (net.Conn, error) {
 	if d == nil {
 		d = &net.Dialer{}
@@ -202,6 +218,8 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 
 // dialDeadline is when a dial with d must have connected, on the virtual
 // clock; zero if d sets no bound.
+//
+//go:norace
 func dialDeadline(d *net.Dialer) time.Time {
 	dl := d.Deadline
 	if d.Timeout > 0 {
@@ -213,6 +231,8 @@ func dialDeadline(d *net.Dialer) time.Time {
 }
 
 // DialerDial is d.Dial(network, address): inside a run, as Dial.
+//
+//go:norace
 func DialerDial(d *net.Dialer, network, address string) (net.Conn, error) {
 	return DialContext(d, context.Background(), network, address)
 }
@@ -236,6 +256,7 @@ type nativeConn struct {
 	rdl time.Time // the read deadline, on the clock of the goroutine that set it
 }
 
+//go:norace
 func (c *nativeConn) Read(b []byte) (int, error) {
 	if engine.Current() == nil {
 		c.Conn.SetReadDeadline(c.rdl)
@@ -257,6 +278,8 @@ func (c *nativeConn) Read(b []byte) (int, error) {
 
 // SetDeadline sets the write deadline natively, and the read deadline
 // as SetReadDeadline.
+//
+//go:norace
 func (c *nativeConn) SetDeadline(t time.Time) error {
 	c.rdl = t
 	return c.Conn.SetWriteDeadline(t)
@@ -264,12 +287,16 @@ func (c *nativeConn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline keeps the deadline for Read, which checks it between
 // its waits.
+//
+//go:norace
 func (c *nativeConn) SetReadDeadline(t time.Time) error {
 	c.rdl = t
 	return nil
 }
 
 // CloseWrite half-closes a TCP connection, as net.TCPConn's.
+//
+//go:norace
 func (c *nativeConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
@@ -279,6 +306,8 @@ func (c *nativeConn) CloseWrite() error {
 
 // listenAddr is the simulated address a listen names, if the simulation
 // carries it.
+//
+//go:norace
 func listenAddr(network, address string) (netip.AddrPort, bool) {
 	if !simulated(network) {
 		return netip.AddrPort{}, false
@@ -315,6 +344,8 @@ func listenAddr(network, address string) (netip.AddrPort, bool) {
 
 // dialAddr is the address a dial names, if it is a literal one (or
 // localhost, or an empty host: the local system).
+//
+//go:norace
 func dialAddr(network, address string) (netip.AddrPort, bool) {
 	ap, ok := listenAddr(network, address)
 	if !ok || ap.Port() == 0 {
@@ -326,6 +357,7 @@ func dialAddr(network, address string) (netip.AddrPort, bool) {
 	return ap, true
 }
 
+//go:norace
 func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -348,6 +380,8 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 
 // taken reports whether a listener of the network holds port on ip, or
 // on every address where either is unspecified.
+//
+//go:norace
 func (n *network) taken(ip netip.Addr, port uint16) bool {
 	for _, ap := range n.listeners.keys {
 		if ap.Port() == port && (ap.Addr() == ip || ap.Addr().IsUnspecified() || ip.IsUnspecified()) {
@@ -359,6 +393,8 @@ func (n *network) taken(ip netip.Addr, port uint16) bool {
 
 // lookup is the listener a dial to ap reaches: one on ap itself, or on
 // ap's port at an unspecified address when ap is a loopback one.
+//
+//go:norace
 func (n *network) lookup(ap netip.AddrPort) *listener {
 	if l := n.listeners.at(ap); l != nil {
 		return l
@@ -376,6 +412,8 @@ func (n *network) lookup(ap netip.AddrPort) *listener {
 
 // dial connects to the listener at ap; ok is false when the network has
 // none there.
+//
+//go:norace
 func (n *network) dial(ctx context.Context, deadline time.Time, network string, ap netip.AddrPort) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -400,6 +438,8 @@ func (n *network) dial(ctx context.Context, deadline time.Time, network string, 
 // caller holds the lock); the dial's context, done, or FaultRefuse refuse
 // it. Across a partition it waits for the partition to heal, unless the
 // dial's deadline, its context or synTimeout comes first.
+//
+//go:norace
 func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, network string, local, remote net.Addr) (net.Conn, error) {
 	opError := func(err error) error { return &net.OpError{Op: "dial", Net: network, Addr: remote, Err: err} }
 	if err := ctx.Err(); err != nil {
@@ -424,7 +464,8 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 	server.from, server.to = l.node, from
 	client.label()
 	server.label()
-	l.queue = append(l.queue, server)
+	l.queue = push(l.queue, server)
+	engine.RaceReleaseMerge(unsafe.Pointer(&l.hb))
 	l.ready.Signal()
 	return client, nil
 }
@@ -432,6 +473,8 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 // waitHeal waits, with the lock released, until heal, unless deadline,
 // ctx's end or synTimeout comes first: then the error the dial fails
 // with.
+//
+//go:norace
 func (n *network) waitHeal(ctx context.Context, deadline, heal time.Time) error {
 	n.mu.Unlock()
 	defer n.mu.Lock()
@@ -465,6 +508,8 @@ func (n *network) waitHeal(ctx context.Context, deadline, heal time.Time) error 
 
 // mapContextErr is the error a dial whose context ended fails with, as
 // net's: one that is the context's error, and reads as net's does.
+//
+//go:norace
 func mapContextErr(err error) error {
 	switch err {
 	case context.Canceled:
@@ -479,11 +524,22 @@ func mapContextErr(err error) error {
 // net.Error whose Timeout is true, and context.DeadlineExceeded.
 type timeoutError struct{}
 
-func (timeoutError) Error() string      { return "i/o timeout" }
-func (timeoutError) Timeout() bool      { return true }
-func (timeoutError) Temporary() bool    { return true }
-func (timeoutError) Is(err error) bool  { return err == context.DeadlineExceeded }
-func (canceledError) Error() string     { return "operation was canceled" }
+//go:norace
+func (timeoutError) Error() string { return "i/o timeout" }
+
+//go:norace
+func (timeoutError) Timeout() bool { return true }
+
+//go:norace
+func (timeoutError) Temporary() bool { return true }
+
+//go:norace
+func (timeoutError) Is(err error) bool { return err == context.DeadlineExceeded }
+
+//go:norace
+func (canceledError) Error() string { return "operation was canceled" }
+
+//go:norace
 func (canceledError) Is(err error) bool { return err == context.Canceled }
 
 // canceledError is a dial's cancellation, as net's.
@@ -491,6 +547,8 @@ type canceledError struct{}
 
 // listenerNode is the node a listener at addr is: that of the goroutine
 // listening, when Node named one, else the address itself.
+//
+//go:norace
 func (n *network) listenerNode(addr string) string {
 	if node := n.nodeOf(engine.Current()); node != testNode {
 		return node
@@ -503,6 +561,8 @@ func (n *network) listenerNode(addr string) string {
 // that node, and so are the connections they dial or accept. A partition
 // or a clog of the node, and CrashNode, act on all of them. Outside a run
 // it does nothing.
+//
+//go:norace
 func Node(name string) {
 	n := current()
 	if n == nil {
@@ -520,6 +580,8 @@ func Node(name string) {
 // and its ends of connections close as the kernel closes a dead process's
 // sockets: the peer reads what was sent, then io.EOF, or is reset when it
 // had sent what was never read. Outside a run it is an error.
+//
+//go:norace
 func CrashNode(node string, end func()) error {
 	n := current()
 	if n == nil {
@@ -561,6 +623,8 @@ func CrashNode(node string, end func()) error {
 
 // nodeOf is the node g belongs to: that of the listener it, or the
 // nearest goroutine that started it, accepted from; else the test's.
+//
+//go:norace
 func (n *network) nodeOf(g *engine.G) string {
 	for ; g != nil; g = g.Parent() {
 		if node, ok := n.member.get(g.Num()); ok {
@@ -574,6 +638,8 @@ func (n *network) nodeOf(g *engine.G) string {
 // to (the caller holds the lock): when it fires, the link stops
 // delivering both ways, or one of them, for a time drawn up to the
 // fault's bound. The run's log says so.
+//
+//go:norace
 func (n *network) partition(from, to string) {
 	if from == to || !sched.Fault(FaultPartition) {
 		return
@@ -605,6 +671,8 @@ func (n *network) partition(from, to string) {
 // writes to (the caller holds the lock): when it fires, to stops sending
 // and receiving for a time drawn up to the fault's bound. The run's log
 // says so.
+//
+//go:norace
 func (n *network) clog(from, to string) {
 	if from == to || !sched.Fault(FaultClog) {
 		return
@@ -619,6 +687,8 @@ func (n *network) clog(from, to string) {
 
 // cut is when the link from one node to another heals, if it is
 // partitioned now, or either node is clogged; else zero.
+//
+//go:norace
 func (n *network) cut(from, to string) time.Time {
 	if n.cuts.len() == 0 && n.clogs.len() == 0 {
 		return time.Time{}
@@ -635,6 +705,8 @@ func (n *network) cut(from, to string) time.Time {
 
 // until is when what m holds for k heals, if it has not by now (else
 // zero, and it is forgotten).
+//
+//go:norace
 func until[K comparable](m *table[K, time.Time], k K, now time.Time) time.Time {
 	heal, ok := m.get(k)
 	if !ok {
@@ -649,6 +721,8 @@ func until[K comparable](m *table[K, time.Time], k K, now time.Time) time.Time {
 
 // cutBetween is when the later of the two ways between a and b heals, if
 // either is partitioned (a connection needs both: a SYN and its answer).
+//
+//go:norace
 func (n *network) cutBetween(a, b string) time.Time {
 	h1, h2 := n.cut(a, b), n.cut(b, a)
 	if h2.After(h1) {
@@ -665,6 +739,8 @@ var (
 )
 
 // listenUnix is a unix stream listener at path.
+//
+//go:norace
 func (n *network) listenUnix(path string) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -681,6 +757,8 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 
 // dialUnix connects to the unix listener at path; ok is false when the
 // run never had one there.
+//
+//go:norace
 func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -698,6 +776,8 @@ func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string)
 }
 
 // pair makes the two ends of a connection from a to b.
+//
+//go:norace
 func (n *network) pair(network string, a, b net.Addr) (*Conn, *Conn) {
 	ab, ba := &pipe{}, &pipe{}
 	for _, p := range []*pipe{ab, ba} {
@@ -705,7 +785,7 @@ func (n *network) pair(network string, a, b net.Addr) (*Conn, *Conn) {
 	}
 	ca := &Conn{n: n, network: network, local: a, remote: b, in: ba, out: ab}
 	cb := &Conn{n: n, network: network, local: ca.remote, remote: ca.local, in: ab, out: ba}
-	n.conns = append(n.conns, ca, cb)
+	n.conns = push(push(n.conns, ca), cb)
 	return ca, cb
 }
 
@@ -718,11 +798,14 @@ type listener struct {
 	addr    net.Addr
 	node    string  // the node it is: its address, or Node's name
 	queue   []*Conn // connected, not yet accepted
+	hb      byte    // the race detector's edge from a dial to the accept of its connection
 	closed  bool
 	ready   sched.Cond // a connection is queued, or the listener closed
 }
 
 // Accept waits for the next connection, as a TCP listener's.
+//
+//go:norace
 func (l *listener) Accept() (net.Conn, error) {
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
@@ -734,6 +817,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			c := l.queue[0]
 			l.queue[0] = nil
 			l.queue = l.queue[1:]
+			engine.RaceAcquire(unsafe.Pointer(&l.hb))
 			if g := engine.Current(); g != nil && l.n.nodeOf(g) == testNode {
 				l.n.member.set(g.Num(), l.node) // the server's goroutine: its node's
 			}
@@ -745,6 +829,8 @@ func (l *listener) Accept() (net.Conn, error) {
 
 // Close stops the listener: a pending Accept returns an error, and the
 // connections not yet accepted are reset.
+//
+//go:norace
 func (l *listener) Close() error {
 	l.n.mu.Lock()
 	defer l.n.mu.Unlock()
@@ -756,6 +842,8 @@ func (l *listener) Close() error {
 }
 
 // close closes l (the caller holds the lock).
+//
+//go:norace
 func (l *listener) close() {
 	l.closed = true
 	if l.network == "unix" {
@@ -770,8 +858,10 @@ func (l *listener) close() {
 	l.ready.Broadcast()
 }
 
+//go:norace
 func (l *listener) Addr() net.Addr { return l.addr }
 
+//go:norace
 func (l *listener) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: l.network, Addr: l.Addr(), Err: err}
 }
@@ -791,11 +881,26 @@ type pipe struct {
 	obj      engine.Obj // the direction's identity in the run's trace
 	sent     int64      // bytes sent in all
 	got      int64      // bytes read in all
+	hb       byte       // the race detector's edge from a send to the read that gets it
 }
+
+// sentEdge is the race detector's edge from what the calling goroutine
+// did before it sent on p (bytes, a FIN, a reset) to what the goroutine
+// that reads it does after (received): Go's network makes it too.
+//
+//go:norace
+func (p *pipe) sentEdge() { engine.RaceReleaseMerge(unsafe.Pointer(&p.hb)) }
+
+// received takes the edge of what was sent on p.
+//
+//go:norace
+func (p *pipe) received() { engine.RaceAcquire(unsafe.Pointer(&p.hb)) }
 
 // io records, in the run's trace (engine.G.IO), that n bytes were sent
 // (off is &p.sent) or read (&p.got) on p, arriving after, and counts
 // them.
+//
+//go:norace
 func (p *pipe) io(op engine.Op, off *int64, n int, after time.Duration) {
 	if g := engine.Current(); g != nil {
 		g.IO(op, &p.obj, engine.KindConn, *off, int64(n), after)
@@ -810,6 +915,8 @@ type segment struct {
 }
 
 // arrived is how many bytes of buf have arrived by now.
+//
+//go:norace
 func (p *pipe) arrived(now time.Time) int {
 	for len(p.late) > 0 && !p.late[0].at.After(now) {
 		p.lateN -= p.late[0].n
@@ -823,6 +930,8 @@ func (p *pipe) arrived(now time.Time) int {
 
 // next is when the next bytes, or the FIN, arrive; zero if nothing is on
 // its way.
+//
+//go:norace
 func (p *pipe) next() time.Time {
 	if len(p.late) > 0 {
 		return p.late[0].at
@@ -835,8 +944,10 @@ func (p *pipe) next() time.Time {
 
 // send appends b, to arrive at at, after all that was sent before it,
 // and returns how long after now it arrives.
+//
+//go:norace
 func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
-	p.buf = append(p.buf, b...)
+	p.buf = appendBytes(p.buf, b)
 	if len(p.late) > 0 && at.Before(p.late[len(p.late)-1].at) {
 		at = p.late[len(p.late)-1].at
 	}
@@ -846,7 +957,7 @@ func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
 	if k := len(p.late) - 1; k >= 0 && p.late[k].at.Equal(at) {
 		p.late[k].n += len(b)
 	} else {
-		p.late = append(p.late, segment{len(b), at})
+		p.late = push(p.late, segment{len(b), at})
 	}
 	p.lateN += len(b)
 	return at.Sub(now)
@@ -854,6 +965,8 @@ func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
 
 // arrival is when what is sent now on p from one node to another arrives:
 // now, or once the link heals (the caller holds the lock).
+//
+//go:norace
 func (c *Conn) arrival(now time.Time) time.Time {
 	if heal := c.n.cut(c.from, c.to); heal.After(now) {
 		return heal
@@ -878,6 +991,8 @@ type Conn struct {
 // label names what c sends in the run's trace: "tcp 127.0.0.1:32769 →
 // 127.0.0.1:8080", with the nodes when they are not the addresses ("(the
 // test → 127.0.0.1:8080)").
+//
+//go:norace
 func (c *Conn) label() {
 	local, remote := addrName(c.local), addrName(c.remote)
 	l := fmt.Sprintf("%s %s → %s", c.network, local, remote)
@@ -888,6 +1003,8 @@ func (c *Conn) label() {
 }
 
 // addrName is a's string, or "unnamed" (a unix client's end).
+//
+//go:norace
 func addrName(a net.Addr) string {
 	if s := a.String(); s != "" {
 		return s
@@ -898,6 +1015,8 @@ func addrName(a net.Addr) string {
 // Read reads what the peer wrote: it blocks until there is some, the peer
 // closed its end (io.EOF), the connection was reset, or the read deadline
 // passed.
+//
+//go:norace
 func (c *Conn) Read(b []byte) (int, error) {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -918,11 +1037,14 @@ func (c *Conn) Read(b []byte) (int, error) {
 				p.buf = nil
 			}
 			p.io(engine.OpRecv, &p.got, k, 0)
+			p.received()
 			p.writable.Broadcast()
 			return k, nil
 		case p.reset:
+			p.received()
 			return 0, c.opError("read", os.NewSyscallError("read", syscall.ECONNRESET))
 		case p.eof && len(p.buf) == 0 && !p.finAt.After(now):
+			p.received()
 			return 0, io.EOF
 		}
 		c.wait(&c.in.readable, c.rdl, c.in.next())
@@ -931,6 +1053,8 @@ func (c *Conn) Read(b []byte) (int, error) {
 
 // Write writes all of b, blocking while the peer's buffer is full, unless
 // the connection closes or resets or the write deadline passes first.
+//
+//go:norace
 func (c *Conn) Write(b []byte) (int, error) {
 	if g := engine.Current(); g != nil {
 		g.CrashPoint()
@@ -968,6 +1092,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 			}
 			k := min(Window-len(p.buf), len(b)-done)
 			p.io(engine.OpSend, &p.sent, k, p.send(b[done:done+k], at, now))
+			p.sentEdge()
 			done += k
 			p.readable.Broadcast()
 			continue
@@ -978,6 +1103,8 @@ func (c *Conn) Write(b []byte) (int, error) {
 
 // sendTime is when what a write sends now arrives: at once, or once a
 // partition heals, and later by FaultDelay (the caller holds the lock).
+//
+//go:norace
 func (c *Conn) sendTime(now time.Time) time.Time {
 	c.n.partition(c.from, c.to)
 	c.n.clog(c.from, c.to)
@@ -993,6 +1120,8 @@ func (c *Conn) sendTime(now time.Time) time.Time {
 
 // fin sends the FIN: it arrives after what was sent, and not across a
 // partition.
+//
+//go:norace
 func (c *Conn) fin() {
 	p := c.out
 	if p.eof {
@@ -1004,10 +1133,13 @@ func (c *Conn) fin() {
 		p.finAt = p.late[k-1].at
 	}
 	p.io(engine.OpClose, &p.sent, 0, max(0, p.finAt.Sub(now)))
+	p.sentEdge()
 }
 
 // Close closes the connection: the peer reads what was sent, then io.EOF;
 // if data sent to this end was not read, the peer is reset instead.
+//
+//go:norace
 func (c *Conn) Close() error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1019,6 +1151,8 @@ func (c *Conn) Close() error {
 }
 
 // close closes c (the caller holds the lock).
+//
+//go:norace
 func (c *Conn) close() {
 	c.closed = true
 	if len(c.in.buf) > 0 {
@@ -1031,6 +1165,8 @@ func (c *Conn) close() {
 
 // CloseWrite shuts down the writing side: the peer reads io.EOF after what
 // was sent, and this end may still read.
+//
+//go:norace
 func (c *Conn) CloseWrite() error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1044,6 +1180,8 @@ func (c *Conn) CloseWrite() error {
 
 // CloseRead shuts down the reading side: what the peer sends from now on
 // is discarded, and reads here return io.EOF.
+//
+//go:norace
 func (c *Conn) CloseRead() error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1056,14 +1194,19 @@ func (c *Conn) CloseRead() error {
 }
 
 // abort resets the connection at both ends (the caller holds the lock).
+//
+//go:norace
 func (c *Conn) abort() {
 	c.in.reset, c.out.reset = true, true
+	c.in.sentEdge()
+	c.out.sentEdge()
 	for _, p := range []*pipe{c.in, c.out} {
 		p.buf, p.late, p.lateN = nil, nil, 0
 	}
 	c.wakeAll()
 }
 
+//go:norace
 func (c *Conn) wakeAll() {
 	for _, p := range []*pipe{c.in, c.out} {
 		p.readable.Broadcast()
@@ -1071,10 +1214,15 @@ func (c *Conn) wakeAll() {
 	}
 }
 
-func (c *Conn) LocalAddr() net.Addr  { return c.local }
+//go:norace
+func (c *Conn) LocalAddr() net.Addr { return c.local }
+
+//go:norace
 func (c *Conn) RemoteAddr() net.Addr { return c.remote }
 
 // SetDeadline sets the read and write deadlines, on the virtual clock.
+//
+//go:norace
 func (c *Conn) SetDeadline(t time.Time) error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1085,6 +1233,8 @@ func (c *Conn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline sets the read deadline: a Read blocked now or later
 // returns an error that is os.ErrDeadlineExceeded once it passes.
+//
+//go:norace
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1094,6 +1244,8 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 }
 
 // SetWriteDeadline sets the write deadline.
+//
+//go:norace
 func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.n.mu.Lock()
 	defer c.n.mu.Unlock()
@@ -1102,6 +1254,7 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	return c.setError()
 }
 
+//go:norace
 func (c *Conn) setError() error {
 	if c.closed {
 		return c.opError("set", net.ErrClosed)
@@ -1111,6 +1264,8 @@ func (c *Conn) setError() error {
 
 // wait waits on cond (the caller holds the lock) until it is signalled,
 // the deadline passes, or the time wake comes; a zero time is none.
+//
+//go:norace
 func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) {
 	if deadline.IsZero() || !wake.IsZero() && wake.Before(deadline) {
 		deadline = wake
@@ -1129,12 +1284,15 @@ func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) {
 }
 
 // draw is a number in [0, n) from the run's entropy.
+//
+//go:norace
 func (c *Conn) draw(n int) int {
 	return engine.Current().Source().At(shortReadKey).IntRange(0, n-1)
 }
 
 var shortReadKey = entropy.KeyOf("simnet.short-read")
 
+//go:norace
 func (c *Conn) opError(op string, err error) error {
 	e := &net.OpError{Op: op, Net: c.network, Source: c.local, Addr: c.remote, Err: err}
 	if op == "close" || op == "set" {
@@ -1144,4 +1302,6 @@ func (c *Conn) opError(op string, err error) error {
 }
 
 // past reports whether the deadline d is set and passed.
+//
+//go:norace
 func past(d time.Time) bool { return !d.IsZero() && !vtime.Now().Before(d) }

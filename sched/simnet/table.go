@@ -1,5 +1,9 @@
 package simnet
 
+import (
+	"unsafe"
+)
+
 // table is a map that the race detector does not see: the network's
 // state is shared by the run's goroutines, which it orders with no edge
 // the detector knows of (see quietMutex), and the runtime checks a Go
@@ -87,3 +91,29 @@ func push[T any](s []T, v T) []T {
 	s[len(s)-1] = v
 	return s
 }
+
+// appendBytes appends b to s as append does, with copies the race
+// detector does not see (the append and copy builtins' copies it sees,
+// wherever they are called from): the network's buffers are written and
+// read by goroutines it orders with no edge the detector knows of.
+//
+//go:norace
+func appendBytes(s, b []byte) []byte {
+	n := len(s)
+	if n+len(b) > cap(s) {
+		grown := make([]byte, n, max(2*cap(s), n+len(b)))
+		if n > 0 {
+			memmove(unsafe.Pointer(&grown[0]), unsafe.Pointer(&s[0]), uintptr(n))
+		}
+		s = grown
+	}
+	s = s[:n+len(b)]
+	if len(b) > 0 {
+		memmove(unsafe.Pointer(&s[n]), unsafe.Pointer(&b[0]), uintptr(len(b)))
+	}
+	return s
+}
+
+//go:linkname memmove runtime.memmove
+//go:noescape
+func memmove(to, from unsafe.Pointer, n uintptr)
