@@ -244,6 +244,11 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 			c.cancel(g, nil, p.err, p.cause)
 		} else {
 			p.children = append(p.children, c)
+			// As the standard package's registration under the
+			// parent's lock: the parent's cancel, in whichever goroutine,
+			// comes after what made the child (its parent chain, which
+			// the child's cancel walks).
+			engine.RaceReleaseMerge(p.sync())
 		}
 	} else {
 		c.follow(g, parent)
@@ -523,6 +528,7 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 	if cause == nil {
 		cause = err
 	}
+	engine.RaceAcquire(c.sync()) // the children's registrations (newCancelCtx)
 	engine.RaceReleaseMerge(c.sync())
 	c.err, c.cause = err, cause
 	doneOps.Close(c.done)

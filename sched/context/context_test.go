@@ -995,3 +995,28 @@ func TestCancelFromOutsideTheRun(t *testing.T) {
 		t.Fatalf("Err = %v", ctx.Err())
 	}
 }
+
+type valueKey struct{}
+
+// TestCancelChildOfValueRace (under -race): a parent's cancel in another
+// goroutine cancels a child made, after that goroutine started, on a
+// value context of the parent: the cancel walks the child's parent chain,
+// which the child's maker wrote, and is ordered after it as the standard
+// package's registration under the parent's lock orders it. Regression
+// (chi's TestMuxContextIsThreadSafe under -wrap -race): the race detector
+// reported the walk as racing with context.WithValue.
+func TestCancelChildOfValueRace(t *testing.T) {
+	res, err := schedtest.Explore(schedtest.Options{Seed: 3, Iterations: 100}, func(st *schedtest.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sched.WaitGroup
+		wg.Go(func() { cancel() })
+		v := context.WithValue(ctx, valueKey{}, 1)
+		child, stop := context.WithCancel(v)
+		defer stop()
+		wg.Wait()
+		<-child.Done()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
