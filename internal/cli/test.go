@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dstgo/dst/internal/hunt"
 	"github.com/dstgo/dst/internal/rewrite"
 	"github.com/dstgo/dst/trace"
 )
@@ -128,15 +129,14 @@ func runTest(e *env, args []string) int {
 		argv = append(argv, patterns...)
 	}
 	cmd := exec.Command("go", append(argv, others...)...)
-	unrequired := &watch{w: e.stderr, needle: "no required module provides package " + dstModule + "/"}
+	unrequired := &watch{w: e.stderr, needle: hunt.NotRequired}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, e.stdout, unrequired
 	cmd.Env = append(os.Environ(), rw.env...)
 	if err := cmd.Run(); err != nil {
 		var xe *exec.ExitError
 		if errors.As(err, &xe) {
 			if unrequired.seen {
-				fmt.Fprintf(e.stderr, "dstreplay test: the rewritten code imports %s's packages, which this module does not require: "+
-					"run go get -tool %s/cmd/dstreplay@latest here (it adds both), then go tool dstreplay test\n", dstModule, dstModule)
+				fmt.Fprintf(e.stderr, "dstreplay test: %s\n", hunt.NotRequiredHint)
 			}
 			return xe.ExitCode()
 		}

@@ -95,6 +95,9 @@ func Build(s *Settings, patterns []string, tmp string, log io.Writer) ([]*Test, 
 				argv = append(argv, "-overlay="+cfg.Overlay)
 			}
 			_, errs[i] = goCommand("building the tests of "+p.Path, p.buildDir, append(argv, p.buildArg), nil)
+			if errs[i] != nil && strings.Contains(errs[i].Error(), NotRequired) {
+				errs[i] = fmt.Errorf("%w\n%s", errs[i], NotRequiredHint)
+			}
 		})
 	}
 	wg.Wait()
@@ -168,6 +171,15 @@ func patternDir(p string) (dir, rest string) {
 // goCommand runs the go command in dir ("" for the current directory), and
 // returns its output. Its stderr goes to warn when it succeeds, and into
 // the error, after what, when it fails.
+// NotRequired is what go says when it cannot build code that imports the
+// tool's packages (as the -wrap rewrite's does) in a module that does not
+// require them, and NotRequiredHint what to do about it.
+const (
+	NotRequired     = "no required module provides package github.com/dstgo/dst/"
+	NotRequiredHint = "the rewritten code imports github.com/dstgo/dst's packages, which this module does not require: " +
+		"run go get -tool github.com/dstgo/dst/cmd/dstreplay@latest here (it adds both), then go tool dstreplay"
+)
+
 func goCommand(what, dir string, argv []string, warn io.Writer) ([]byte, error) {
 	cmd := exec.Command("go", argv...)
 	cmd.Dir = dir
