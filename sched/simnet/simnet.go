@@ -97,8 +97,6 @@ var networkKey byte
 
 // current is the network of the calling goroutine's run, made at its first
 // use; nil outside a run.
-//
-//go:norace
 func current() *network {
 	g := engine.Current()
 	if g == nil {
@@ -114,8 +112,6 @@ func current() *network {
 
 // simulated reports whether the network name is one the simulation carries
 // (TCP's); the others run natively.
-//
-//go:norace
 func simulated(network string) bool {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
@@ -130,24 +126,18 @@ func simulated(network string) bool {
 // network: port 0 gives the next free port, counted from 32768,
 // and a port in use is refused as EADDRINUSE. Any other listener is Go's
 // own, and the run notes that it runs natively.
-//
-//go:norace
 func Listen(network, address string) (net.Listener, error) {
 	return listen(&net.ListenConfig{}, context.Background(), network, address, "net.Listen")
 }
 
 // ListenContext is (*net.ListenConfig).Listen: lc's Control and KeepAlive
 // do not apply to a simulated listener.
-//
-//go:norace
 func ListenContext(lc *net.ListenConfig, ctx context.Context, network, address string) (net.Listener, error) {
 	return listen(lc, ctx, network, address, "net.ListenConfig.Listen")
 }
 
 // listen is Listen and ListenContext; what names the call a native
 // listener is noted as.
-//
-//go:norace
 func listen(lc *net.ListenConfig, ctx context.Context, network, address, what string) (net.Listener, error) {
 	n := current()
 	if n == nil {
@@ -171,24 +161,18 @@ func listen(lc *net.ListenConfig, ctx context.Context, network, address, what st
 // on the run's simulated network connects to it, and one to where such a
 // listener was and closed is refused (ECONNREFUSED); any other dial is Go's
 // own, and the run notes that it runs natively.
-//
-//go:norace
 func Dial(network, address string) (net.Conn, error) {
 	return DialContext(&net.Dialer{}, context.Background(), network, address)
 }
 
 // DialTimeout is net.DialTimeout: a simulated connection is made at once,
 // so the timeout only bounds a native one.
-//
-//go:norace
 func DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
 	return DialContext(&net.Dialer{Timeout: timeout}, context.Background(), network, address)
 }
 
 // DialContext is d.DialContext(ctx, network, address): inside a run, as
 // Dial. A nil d is a zero Dialer.
-//
-//go:norace
 func DialContext(d *net.Dialer, ctx context.Context, network, address string) (net.Conn, error) {
 	if d == nil {
 		d = &net.Dialer{}
@@ -218,8 +202,6 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 
 // dialDeadline is when a dial with d must have connected, on the virtual
 // clock; zero if d sets no bound.
-//
-//go:norace
 func dialDeadline(d *net.Dialer) time.Time {
 	dl := d.Deadline
 	if d.Timeout > 0 {
@@ -231,8 +213,6 @@ func dialDeadline(d *net.Dialer) time.Time {
 }
 
 // DialerDial is d.Dial(network, address): inside a run, as Dial.
-//
-//go:norace
 func DialerDial(d *net.Dialer, network, address string) (net.Conn, error) {
 	return DialContext(d, context.Background(), network, address)
 }
@@ -256,7 +236,6 @@ type nativeConn struct {
 	rdl time.Time // the read deadline, on the clock of the goroutine that set it
 }
 
-//go:norace
 func (c *nativeConn) Read(b []byte) (int, error) {
 	if engine.Current() == nil {
 		c.Conn.SetReadDeadline(c.rdl)
@@ -278,8 +257,6 @@ func (c *nativeConn) Read(b []byte) (int, error) {
 
 // SetDeadline sets the write deadline natively, and the read deadline
 // as SetReadDeadline.
-//
-//go:norace
 func (c *nativeConn) SetDeadline(t time.Time) error {
 	c.rdl = t
 	return c.Conn.SetWriteDeadline(t)
@@ -287,16 +264,12 @@ func (c *nativeConn) SetDeadline(t time.Time) error {
 
 // SetReadDeadline keeps the deadline for Read, which checks it between
 // its waits.
-//
-//go:norace
 func (c *nativeConn) SetReadDeadline(t time.Time) error {
 	c.rdl = t
 	return nil
 }
 
 // CloseWrite half-closes a TCP connection, as net.TCPConn's.
-//
-//go:norace
 func (c *nativeConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
@@ -306,8 +279,6 @@ func (c *nativeConn) CloseWrite() error {
 
 // listenAddr is the simulated address a listen names, if the simulation
 // carries it.
-//
-//go:norace
 func listenAddr(network, address string) (netip.AddrPort, bool) {
 	if !simulated(network) {
 		return netip.AddrPort{}, false
@@ -344,8 +315,6 @@ func listenAddr(network, address string) (netip.AddrPort, bool) {
 
 // dialAddr is the address a dial names, if it is a literal one (or
 // localhost, or an empty host: the local system).
-//
-//go:norace
 func dialAddr(network, address string) (netip.AddrPort, bool) {
 	ap, ok := listenAddr(network, address)
 	if !ok || ap.Port() == 0 {
@@ -508,8 +477,6 @@ func (n *network) waitHeal(ctx context.Context, deadline, heal time.Time) error 
 
 // mapContextErr is the error a dial whose context ended fails with, as
 // net's: one that is the context's error, and reads as net's does.
-//
-//go:norace
 func mapContextErr(err error) error {
 	switch err {
 	case context.Canceled:
@@ -524,22 +491,11 @@ func mapContextErr(err error) error {
 // net.Error whose Timeout is true, and context.DeadlineExceeded.
 type timeoutError struct{}
 
-//go:norace
-func (timeoutError) Error() string { return "i/o timeout" }
-
-//go:norace
-func (timeoutError) Timeout() bool { return true }
-
-//go:norace
-func (timeoutError) Temporary() bool { return true }
-
-//go:norace
-func (timeoutError) Is(err error) bool { return err == context.DeadlineExceeded }
-
-//go:norace
-func (canceledError) Error() string { return "operation was canceled" }
-
-//go:norace
+func (timeoutError) Error() string      { return "i/o timeout" }
+func (timeoutError) Timeout() bool      { return true }
+func (timeoutError) Temporary() bool    { return true }
+func (timeoutError) Is(err error) bool  { return err == context.DeadlineExceeded }
+func (canceledError) Error() string     { return "operation was canceled" }
 func (canceledError) Is(err error) bool { return err == context.Canceled }
 
 // canceledError is a dial's cancellation, as net's.
@@ -1003,8 +959,6 @@ func (c *Conn) label() {
 }
 
 // addrName is a's string, or "unnamed" (a unix client's end).
-//
-//go:norace
 func addrName(a net.Addr) string {
 	if s := a.String(); s != "" {
 		return s
@@ -1302,6 +1256,4 @@ func (c *Conn) opError(op string, err error) error {
 }
 
 // past reports whether the deadline d is set and passed.
-//
-//go:norace
 func past(d time.Time) bool { return !d.IsZero() && !vtime.Now().Before(d) }
