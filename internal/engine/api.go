@@ -142,6 +142,12 @@ func (g *G) IO(op Op, o *Obj, k ObjKind, at, n int64, after time.Duration) {
 	}
 }
 
+// Traced reports whether g's run records a trace, for a shim whose event
+// costs work of its own (a system call) that an untraced run need not do.
+//
+//go:norace
+func (g *G) Traced() bool { return g.run.tr != nil }
+
 // NativeBoundary records that g, at where, started what runs natively
 // (package sched/native/boundary): once per run for each what
 // (Outcome.Natives).

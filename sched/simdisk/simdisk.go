@@ -123,9 +123,10 @@ func write(g *engine.G, f *os.File, n int, off int64, prefix func(k int) (int, e
 	}
 	written, err := prefix(k)
 	if o != nil && written > 0 {
-		if off < 0 {
-			// Where it went: an O_APPEND write goes to the end, whatever
-			// the offset was before.
+		if off < 0 && g.Traced() {
+			// Where it went (a system call, for the trace only): an
+			// O_APPEND write goes to the end, whatever the offset was
+			// before.
 			if end, err := f.Seek(0, io.SeekCurrent); err == nil {
 				off = end - int64(written)
 			}
