@@ -852,13 +852,13 @@ func (p *pipe) sentEdge() { engine.RaceReleaseMerge(unsafe.Pointer(&p.hb)) }
 //go:norace
 func (p *pipe) received() { engine.RaceAcquire(unsafe.Pointer(&p.hb)) }
 
-// io records, in the run's trace (engine.G.IO), that n bytes were sent
+// io records, in g's run's trace (engine.G.IO), that n bytes were sent
 // (off is &p.sent) or read (&p.got) on p, arriving after, and counts
-// them.
+// them. g is the calling goroutine, nil outside a run.
 //
 //go:norace
-func (p *pipe) io(op engine.Op, off *int64, n int, after time.Duration) {
-	if g := engine.Current(); g != nil {
+func (p *pipe) io(g *engine.G, op engine.Op, off *int64, n int, after time.Duration) {
+	if g != nil {
 		g.IO(op, &p.obj, engine.KindConn, *off, int64(n), after)
 	}
 	*off += int64(n)
@@ -990,7 +990,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 			if len(p.buf) == 0 {
 				p.buf = nil
 			}
-			p.io(engine.OpRecv, &p.got, k, 0)
+			p.io(engine.Current(), engine.OpRecv, &p.got, k, 0)
 			p.received()
 			p.writable.Broadcast()
 			return k, nil
@@ -1010,7 +1010,8 @@ func (c *Conn) Read(b []byte) (int, error) {
 //
 //go:norace
 func (c *Conn) Write(b []byte) (int, error) {
-	if g := engine.Current(); g != nil {
+	g := engine.Current()
+	if g != nil {
 		g.CrashPoint()
 	}
 	c.n.mu.Lock()
@@ -1045,7 +1046,7 @@ func (c *Conn) Write(b []byte) (int, error) {
 				at = c.sendTime(now)
 			}
 			k := min(Window-len(p.buf), len(b)-done)
-			p.io(engine.OpSend, &p.sent, k, p.send(b[done:done+k], at, now))
+			p.io(g, engine.OpSend, &p.sent, k, p.send(b[done:done+k], at, now))
 			p.sentEdge()
 			done += k
 			p.readable.Broadcast()
@@ -1086,7 +1087,7 @@ func (c *Conn) fin() {
 	if k := len(p.late); k > 0 && p.late[k-1].at.After(p.finAt) {
 		p.finAt = p.late[k-1].at
 	}
-	p.io(engine.OpClose, &p.sent, 0, max(0, p.finAt.Sub(now)))
+	p.io(engine.Current(), engine.OpClose, &p.sent, 0, max(0, p.finAt.Sub(now)))
 	p.sentEdge()
 }
 
