@@ -912,10 +912,16 @@ func dependencyUnderTest() string {
 	if from == "" || root == "" {
 		return ""
 	}
-	if rel, err := filepath.Rel(root, from); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return "" // inside the package's module
+	if inside(root, from) {
+		return "" // the package's module
 	}
 	return testedPackage()
+}
+
+// inside reports whether dir is root or a directory beneath it.
+func inside(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // moduleRoot is the directory of the go.mod above the current directory,
@@ -966,7 +972,7 @@ func lineDir() string {
 	if root == "" || from == "" {
 		return root
 	}
-	if rel, err := filepath.Rel(root, from); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if inside(root, from) {
 		return from
 	}
 	return root
