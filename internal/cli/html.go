@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/internal/atomicfile"
+	"github.com/dstgo/dst/internal/event"
 	"github.com/dstgo/dst/replay"
 	"github.com/dstgo/dst/trace"
 )
@@ -290,7 +291,7 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 			labels[ev.Obj] = trace.ObjectName(ev.Text, ev.Obj)
 			texts[ev.Obj] = ev.Text
 		}
-		if ev.Kind == trace.KindIO && ev.Op == opSend {
+		if ev.Kind == trace.KindIO && event.Op(ev.Op) == event.OpSend {
 			if l := lane(ev.G); l.node == "" {
 				l.node = senderNode(texts[ev.Obj])
 			}
@@ -408,19 +409,6 @@ func buildTimeline(r *trace.Reader, src *sourceReader, maxEvents int64, progress
 	return tl, readErr
 }
 
-// The operations of I/O events that messages pair.
-var opSend, opRecv = opNumber("Send"), opNumber("Recv")
-
-// opNumber is the number of the operation that traces name name.
-func opNumber(name string) uint8 {
-	for op := range 256 {
-		if trace.OpName(uint8(op)) == name {
-			return uint8(op)
-		}
-	}
-	panic("cli: no operation named " + name)
-}
-
 // messages pairs the bytes read on a connection's direction with the
 // sends that carried them, by their offsets in the direction's stream:
 // pair is called for each send and each read that got bytes of it (n of
@@ -444,10 +432,10 @@ func (m *messages) add(ev *trace.Event, i, ts int64) {
 	if ev.Kind != trace.KindIO || ev.N <= 0 {
 		return
 	}
-	switch ev.Op {
-	case opSend:
+	switch event.Op(ev.Op) {
+	case event.OpSend:
 		m.pending[ev.Obj] = append(m.pending[ev.Obj], ioAt{i, ev.G, ts, ev.Arg, ev.N})
-	case opRecv:
+	case event.OpRecv:
 		q, end := m.pending[ev.Obj], ev.Arg+ev.N
 		for len(q) > 0 && q[0].at < end {
 			s := q[0]
