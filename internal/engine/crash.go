@@ -57,37 +57,17 @@ func (g *G) Crash(dead func(*G) bool) int {
 func (g *G) Crashed() bool { return g.killed }
 
 // die ends g, the running goroutine, as Crash ends the others: it blocks
-// for ever, and the run goes on with another goroutine, or ends.
+// for ever (nothing wakes a crashed goroutine), and the run goes on with
+// another goroutine, or ends.
 //
 //go:norace
 func (g *G) die() {
-	r := g.run
 	g.killed = true
-	r.live--
-	r.progress++
-	r.blocked()
-	g.state = gBlocked
-	g.op, g.obj = OpCrash, nil
-	if r.tr != nil {
-		r.recordOp(event.KindBlock, g, OpCrash, nil)
-	}
-	r.removeRunnable(g)
-	for len(r.runnable) == 0 && r.advanceIdle() {
-	}
-	if len(r.runnable) == 0 {
-		r.stall(g)
-	} else {
-		next := r.pick(nil, false)
-		if coroutines {
-			r.beginSwitch(g, next)
-			r.handoff(g)
-		} else {
-			r.switchTo(g, next)
-		}
-	}
-	// Nothing wakes a goroutine that crashed: only the teardown resumes
-	// it, which unwinds it before it gets here.
-	r.park(g)
+	g.run.live--
+	g.block(OpCrash, nil)
+	// block returns only when the run ended with g blocked last (stall):
+	// only the teardown resumes g, which unwinds it before it gets here.
+	g.run.park(g)
 	panic("sched: internal error: a crashed goroutine was resumed")
 }
 
