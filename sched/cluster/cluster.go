@@ -3,7 +3,6 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/dstgo/dst/chans"
@@ -259,13 +258,11 @@ func (c *Cluster) crashPoint(g *engine.G) {
 //go:norace
 func (c *Cluster) Close() {
 	c.closed = true
-	nodes := slices.Clone(c.nodes)
-	for _, n := range nodes {
-		stop := n.stop
+	for _, n := range c.nodes {
 		up := !n.down
 		n.down = true
-		if up && stop != nil {
-			stop()
+		if up && n.stop != nil {
+			n.stop()
 		}
 	}
 }
