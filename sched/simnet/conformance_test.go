@@ -170,7 +170,9 @@ var scenarios = []scenario{
 		return both(func() string {
 			c := accept(l)
 			defer c.Close()
-			vtime.Sleep(10 * time.Millisecond)
+			// Well after the client's deadline, even on a loaded
+			// machine: natively, a close first reads as EOF.
+			vtime.Sleep(100 * time.Millisecond)
 			return "nothing sent"
 		}, func() string {
 			c := dial()
