@@ -83,16 +83,6 @@ func Overlay(opts Options) (string, int, error) {
 			native[t] = "go list does not load it"
 		}
 	}
-	// Code that asserts a listener or a connection to be Go's own type
-	// panics on a simulated one: say so before it runs. (Running the
-	// network natively instead is no way out: a managed goroutine's Accept
-	// then blocks outside the scheduler.)
-	if opts.HTTP {
-		if place, typ := concreteNetAssert(pkgs); place != "" {
-			notes = append(notes, fmt.Sprintf("dstreplay: %s asserts %s, which a simulated listener or connection is not: "+
-				"where it runs it panics, a limit of the simulated network, not a bug of the code", place, typ))
-		}
-	}
 	var out *rewritten
 	for {
 		out = rewriteAll(pkgs, opts, append(slices.Clip(strict), lenient...), native, tested)
@@ -120,7 +110,6 @@ func Overlay(opts Options) (string, int, error) {
 	for _, path := range sortedKeys(native) {
 		notes = append(notes, fmt.Sprintf("dstreplay: %s is not rewritten and runs natively: %s", path, native[path]))
 	}
-	sort.Strings(notes)
 	// The modules to copy out of the module cache: those of the packages
 	// rewritten by name, and of those opts.Deps rewrote a file of.
 	copied := map[string]bool{}
@@ -164,6 +153,22 @@ func Overlay(opts Options) (string, int, error) {
 		replace[name] = path
 	}
 	added := flagFiles(listing)
+	if out.simNet {
+		// Simulated sockets as Go's own types (netsim.go). Where they cannot
+		// be, code that asserts a listener or a connection to be Go's own
+		// type panics on a simulated one: say so before it runs. (Running
+		// the network natively instead is no way out: a managed goroutine's
+		// Accept then blocks outside the scheduler.)
+		files, why := netSimFiles(listing, modCache)
+		if why != "" {
+			notes = append(notes, why)
+			if place, typ := concreteNetAssert(pkgs); place != "" {
+				notes = append(notes, fmt.Sprintf("dstreplay: %s asserts %s, which a simulated listener or connection is not: "+
+					"where it runs it panics, a limit of the simulated network, not a bug of the code", place, typ))
+			}
+		}
+		maps.Copy(added, files)
+	}
 	maps.Copy(added, stdStartFile(listing, slices.DeleteFunc(append(slices.Clip(strict), lenient...), func(p string) bool { return native[p] != "" })))
 	for file, text := range added {
 		path, err := c.storeAs([]byte(text), ".go")
@@ -185,6 +190,7 @@ func Overlay(opts Options) (string, int, error) {
 	if err != nil {
 		return "", 0, err
 	}
+	sort.Strings(notes)
 	if err := c.writeEntry(key, path, notes); err != nil {
 		return "", 0, err
 	}
@@ -403,6 +409,7 @@ type rewritten struct {
 	files   map[string][]byte  // the original file's path -> its rewritten text
 	changed map[string]bool    // the packages (import paths) a file of which is rewritten
 	errs    map[string][]error // by package: what the rewrite refuses, or the package's load errors
+	simNet  bool               // the rewritten code's network is simulated (Config.SimNet)
 }
 
 // rewriteAll rewrites the files of the loaded packages, but those of the
@@ -418,7 +425,7 @@ func rewriteAll(pkgs []*packages.Package, opts Options, targets []string, native
 	// -nativehttp), whose dials would miss the simulated listeners.
 	http, loaded := set[StdPackages[0]]
 	cfg := Config{Wrap: opts.Wrap, Rewritten: func(path string) bool { return set[path] }, SimNet: http || opts.HTTP && !loaded}
-	r := &rewritten{files: map[string][]byte{}, changed: map[string]bool{}, errs: map[string][]error{}}
+	r := &rewritten{files: map[string][]byte{}, changed: map[string]bool{}, errs: map[string][]error{}, simNet: cfg.SimNet}
 	done := map[string]bool{}
 	after := map[string]Place{} // by file: the place of the file that follows it, less its own
 	for _, p := range pkgs {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -344,7 +345,7 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 	l.ready.L = &n.mu
 	n.listeners.set(ap, l)
 	n.used.set(ap, true)
-	return l, nil
+	return goListener(l), nil
 }
 
 // taken reports whether a listener of the network holds port on ip, or
@@ -436,7 +437,7 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 	l.queue = push(l.queue, server)
 	engine.RaceReleaseMerge(unsafe.Pointer(&l.hb))
 	l.ready.Signal()
-	return client, nil
+	return goConn(client), nil
 }
 
 // waitHeal waits, with the lock released, until heal, unless deadline,
@@ -708,7 +709,7 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 	l.ready.L = &n.mu
 	n.unix.set(path, l)
 	n.unixUsed.set(path, true)
-	return l, nil
+	return goListener(l), nil
 }
 
 // dialUnix connects to the unix listener at path; ok is false when the
@@ -727,7 +728,7 @@ func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string)
 	case l == nil:
 		return nil, nil, false
 	}
-	c, err = n.connect(ctx, deadline, l, "unix", &net.UnixAddr{Net: "unix"}, raddr) // the client's end is unnamed
+	c, err = n.connect(ctx, deadline, l, "unix", &net.UnixAddr{Name: unnamed, Net: "unix"}, raddr) // the client's end is unnamed
 	return c, err, true
 }
 
@@ -756,7 +757,8 @@ type listener struct {
 	queue   []*Conn // connected, not yet accepted
 	hb      byte    // the race detector's edge from a dial to the accept of its connection
 	closed  bool
-	ready   sched.Cond // a connection is queued, or the listener closed
+	dl      time.Time  // Accept's deadline
+	ready   sched.Cond // a connection is queued, the listener closed, or its deadline changed
 }
 
 // Accept waits for the next connection, as a TCP listener's.
@@ -769,6 +771,9 @@ func (l *listener) Accept() (net.Conn, error) {
 		if l.closed {
 			return nil, l.opError("accept", net.ErrClosed)
 		}
+		if past(l.dl) {
+			return nil, l.opError("accept", os.ErrDeadlineExceeded)
+		}
 		if len(l.queue) > 0 {
 			c := l.queue[0]
 			l.queue[0] = nil
@@ -779,8 +784,24 @@ func (l *listener) Accept() (net.Conn, error) {
 			}
 			return c, nil
 		}
-		l.ready.Wait()
+		l.n.wait(&l.ready, l.dl, time.Time{})
 	}
+}
+
+// SetDeadline sets Accept's deadline, on the virtual clock: an Accept
+// blocked now or later returns an error that is os.ErrDeadlineExceeded once
+// it passes.
+//
+//go:norace
+func (l *listener) SetDeadline(t time.Time) error {
+	l.n.mu.Lock()
+	defer l.n.mu.Unlock()
+	if l.closed {
+		return l.opError("set", net.ErrClosed)
+	}
+	l.dl = t
+	l.ready.Broadcast()
+	return nil
 }
 
 // Close stops the listener: a pending Accept returns an error, and the
@@ -958,9 +979,19 @@ func (c *Conn) label() {
 	c.out.obj.SetLabel(l)
 }
 
+// unnamed is the name Go gives the address of a unix socket that has none
+// (a client's end): Linux reports an empty abstract name, which Go writes
+// "@"; other systems an empty path.
+var unnamed = func() string {
+	if runtime.GOOS == "linux" {
+		return "@"
+	}
+	return ""
+}()
+
 // addrName is a's string, or "unnamed" (a unix client's end).
 func addrName(a net.Addr) string {
-	if s := a.String(); s != "" {
+	if s := a.String(); s != "" && s != unnamed {
 		return s
 	}
 	return "unnamed"
@@ -1221,7 +1252,12 @@ func (c *Conn) setError() error {
 // the deadline passes, or the time wake comes; a zero time is none.
 //
 //go:norace
-func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) {
+func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) { c.n.wait(cond, deadline, wake) }
+
+// wait is Conn.wait, on n's lock.
+//
+//go:norace
+func (n *network) wait(cond *sched.Cond, deadline, wake time.Time) {
 	if deadline.IsZero() || !wake.IsZero() && wake.Before(deadline) {
 		deadline = wake
 	}
@@ -1230,9 +1266,9 @@ func (c *Conn) wait(cond *sched.Cond, deadline, wake time.Time) {
 		return
 	}
 	t := vtime.AfterFunc(vtime.Until(deadline), func() {
-		c.n.mu.Lock()
+		n.mu.Lock()
 		cond.Broadcast()
-		c.n.mu.Unlock()
+		n.mu.Unlock()
 	})
 	cond.Wait()
 	t.Stop()
