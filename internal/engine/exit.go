@@ -170,9 +170,9 @@ func (r *Run) exitFailed(g *G, p any, stack []byte) {
 		r.pending = nil
 		msg := fmt.Sprintf("panic in goroutine %d: %v", g.ID, p)
 		if e, ok := p.(error); ok && simulatedNetType.MatchString(e.Error()) {
-			msg += "\nnote: a simulated listener or connection (package simnet's, which net.Listen and net.Dial give under " +
-				"dstreplay test -wrap) is not Go's *net.TCPListener or *net.TCPConn: code that asserts it is one cannot " +
-				"run over the simulated network yet: a limit of the tool, not a bug of the code"
+			msg += "\nnote: this simulated listener or connection is package simnet's own type, not Go's *net.TCPListener " +
+				"or *net.TCPConn (dstreplay test -wrap gives Go's where it can add its hooks to package net, and says when it " +
+				"cannot): code that asserts it is one cannot run over the simulated network here: a limit of the tool, not a bug of the code"
 		}
 		r.finish(&Failure{Kind: Panic, G: g.ID, Message: msg,
 			Stack: userStack(string(stack), true), Place: panicPlace(string(stack))})

@@ -39,5 +39,14 @@
 // Code rewritten by dstreplay test -wrap calls this package in place of
 // net.Listen, net.Dial, net.DialTimeout and the Dial methods of
 // net.Dialer, in the tested code and in net/http; code written for the
-// tool may call it by hand.
+// tool may call it by hand. There the build's package net also has the
+// hooks dstreplay test adds, and what Listen, Dial and Accept give is Go's
+// own type (a *net.TCPListener, *net.TCPConn, *net.UnixListener or
+// *net.UnixConn) standing on a simulated socket, so that code that asserts
+// those types, to call AcceptTCP, SetKeepAlive or CloseWrite, runs as on
+// Go's network: the socket options are taken and change nothing, a copy
+// between sockets or with a file takes the generic path, and what needs a
+// file descriptor (File, SyscallConn) fails, saying the socket has none.
+// Elsewhere (a test written for the tool, run by go test) they are
+// simnet's own types. Simulated tells either kind from Go's network's.
 package simnet

@@ -216,3 +216,26 @@ func TestSimulatedOutsideARun(t *testing.T) {
 		t.Error("an error is simulated")
 	}
 }
+
+// TestAssertingSimnetTypesIsALimit: where simulated sockets are simnet's
+// own types (no hooks), code that asserts Go's panics, and the report says
+// that this is the tool's limit, not the code's bug.
+func TestAssertingSimnetTypesIsALimit(t *testing.T) {
+	if hooked(t) {
+		t.Skip("simulated sockets are Go's own types here")
+	}
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		l, err := simnet.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer l.Close()
+		_ = l.(*net.TCPListener)
+	})
+	if err != nil || res.Failure == nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if msg := res.Failure.Error(); !strings.Contains(msg, "is *simnet.listener, not *net.TCPListener") || !strings.Contains(msg, "a limit of the tool") {
+		t.Errorf("the report:\n%s", msg)
+	}
+}
