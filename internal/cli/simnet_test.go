@@ -335,6 +335,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -359,6 +360,13 @@ func TestServe(t *testing.T) {
 	b, err := io.ReadAll(resp.Body)
 	if err != nil || string(b) != "hello" {
 		t.Fatalf("read %q, %v", b, err)
+	}
+}
+
+// A listen that fails starts nothing outside the scheduler: no note.
+func TestBadAddress(t *testing.T) {
+	if _, err := net.Listen("tcp", "nope"); err == nil || !strings.Contains(err.Error(), "missing port in address") {
+		t.Fatalf("got %v", err)
 	}
 }
 `,

@@ -149,8 +149,11 @@ func listen(lc *net.ListenConfig, ctx context.Context, network, address, what st
 	}
 	ap, ok := listenAddr(network, address)
 	if !ok {
-		native.Boundary(what)
-		return lc.Listen(ctx, network, address)
+		l, err := lc.Listen(ctx, network, address)
+		if err == nil { // one that failed ("missing port in address") started nothing
+			native.Boundary(what)
+		}
+		return l, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: net.TCPAddrFromAddrPort(ap), Err: err}
