@@ -1,6 +1,7 @@
 package schedtest_test
 
 import (
+	"flag"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -133,6 +134,47 @@ func TestStateLeftByEarlierSchedules(t *testing.T) {
 	out, err = child(t, ".", "poisons", os.Args[0], "-test.run=^TestChildPoisons$", "-test.v")
 	if err == nil || !strings.Contains(out, "state left poisoned") || !strings.Contains(out, "--- FAIL: TestChildPoisons") {
 		t.Errorf("the failure an earlier schedule's interleaving left was not reported (%v):\n%s", err, out)
+	}
+}
+
+// peer is a flag of the test binary's own, as groupcache's peers have.
+var peer = flag.String("schedtest.peer", "", "run TestChildPeer as a peer")
+
+// peerRuns is TestChildPeer's state left in the process.
+var peerRuns atomic.Int32
+
+// TestChildPeer fails at once unless the binary was given its own flag
+// -schedtest.peer=yes, and from its second run in a process on.
+func TestChildPeer(t *testing.T) {
+	if os.Getenv("DST_CHILD") != "peer" {
+		t.Skip("run by TestChildKeepsTheBinarysFlags")
+	}
+	schedtest.TestWith(t, schedtest.Options{Iterations: 5}, func(t *schedtest.T) {
+		if *peer != "yes" {
+			t.Fatal("not a peer: the binary's own flag was not given")
+		}
+		var wg sched.WaitGroup
+		wg.Go(func() {
+			if peerRuns.Add(1) > 1 {
+				t.Fatal("ran twice in this process")
+			}
+		})
+		wg.Wait()
+	})
+}
+
+// TestChildKeepsTheBinarysFlags: the fresh process that runs a failing
+// schedule alone is given the flags the test binary's own code defines, so
+// that it runs as the process that failed did. Regression: it was given
+// only -test.* and -dst.* flags, and groupcache's peers, run again
+// without --test_peer_child, started peers of their own, without end.
+func TestChildKeepsTheBinarysFlags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary")
+	}
+	out, err := child(t, ".", "peer", os.Args[0], "-test.run=^TestChildPeer$", "-test.v", "-schedtest.peer=yes")
+	if err != nil || !strings.Contains(out, "passes when it runs alone in a fresh process") || strings.Contains(out, "not a peer") {
+		t.Errorf("the child lacked the binary's own flag (%v):\n%s", err, out)
 	}
 }
 

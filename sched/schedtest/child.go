@@ -37,7 +37,18 @@ const childGrace = 5 * time.Second
 // child did not pass, why: an *exec.ExitError when it ran to its end and
 // failed, another error when it could not start, was given no time, or ran
 // out of it.
+//
+// A child never starts a child of its own, and neither does any process
+// started under it (childEnv): a test that runs its own binary as peers
+// (groupcache's TestHTTPPool) would otherwise have each peer that fails
+// start a child that, lacking the peer's flags, started peers of its own,
+// and so on (a helper met 1,830 processes). The child is given this
+// process's own flags too, those the test itself defines, so that it runs
+// as this process did (a peer as a peer).
 func runChild(t *testing.T, bound time.Duration, explore bool, args []string, env ...string) (string, error) {
+	if os.Getenv(childEnv) != "" {
+		return "", errors.New("a process that a test's child started starts no child of its own")
+	}
 	timeout := bound
 	if d, ok := t.Deadline(); ok {
 		left := time.Until(d) - childGrace
@@ -56,8 +67,12 @@ func runChild(t *testing.T, bound time.Duration, explore bool, args []string, en
 		defer cancel()
 		all = append(all, "-test.timeout="+timeout.String())
 	}
-	cmd := exec.CommandContext(ctx, os.Args[0], append(all, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	all = append(all, args...)
+	if rest := flag.Args(); len(rest) > 0 {
+		all = append(append(all, "--"), rest...)
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], all...)
+	cmd.Env = append(append(os.Environ(), env...), childEnv+"=1")
 	if os.Getenv(TestTimeoutEnv) == "" {
 		// A wrapped test's runs time out at go test's -timeout on the
 		// virtual clock (nativetest.Wrap): the child's is this process's,
@@ -83,20 +98,27 @@ func childFailed(err error) bool {
 
 // childFlags are this process's flags that a child running one of its
 // tests again shares: the -dst.* flags, but for those that say what to
-// explore (scheduleFlags), unless explore, and those of go test's that
-// change how a test runs (childTestFlags), not its outputs (profiles,
-// coverage, the go command's test log), which are this process's to write.
-// Which test, how many times, -test.v and the timeout are runChild's.
+// explore (scheduleFlags), unless explore; those of go test's that change
+// how a test runs (childTestFlags), not its outputs (profiles, coverage,
+// the go command's test log), which are this process's to write; and
+// those the test binary's own code defines. Which test, how many times,
+// -test.v and the timeout are runChild's.
 func childFlags(explore bool) []string {
 	var args []string
 	flag.Visit(func(f *flag.Flag) {
 		switch {
-		case strings.HasPrefix(f.Name, "dst.") && (explore || !scheduleFlags[f.Name]), childTestFlags[f.Name]:
+		case strings.HasPrefix(f.Name, "dst.") && (explore || !scheduleFlags[f.Name]), childTestFlags[f.Name],
+			!strings.HasPrefix(f.Name, "dst.") && !strings.HasPrefix(f.Name, "test."):
 			args = append(args, "-"+f.Name+"="+f.Value.String())
 		}
 	})
 	return args
 }
+
+// childEnv is set in every child runChild starts, and so in every process
+// started under it.
+const childEnv = "DST_SCHEDTEST_CHILD"
+
 
 // childTestFlags are the flags of go test's that change how a test runs.
 var childTestFlags = map[string]bool{
