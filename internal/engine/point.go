@@ -252,7 +252,8 @@ func (r *Run) stall(g *G) {
 		if r.leftSpent {
 			f.Message = fmt.Sprintf("leak: the test body returned but %d goroutine(s) are still running on timers: "+
 				"the virtual clock advanced %d times, by %v, since the body returned (or since one of them last exited) "+
-				"and they keep waking (a ticker, a sleep in a loop); goleak would report them as unexpected goroutines: "+
+				"and timers keep waking them or starting more (a ticker, a sleep in a loop, an AfterFunc), whether those "+
+				"listed below are waiting for the next tick or blocked; goleak would report them as unexpected goroutines: "+
 				"stop them before the test returns, or ignore a known one (Options.IgnoreTopFunction, -dst.ignoretop)",
 				n, r.leftTicks, r.now-r.leftSince)
 		}
