@@ -13,11 +13,27 @@ var diskModule = map[string]string{
 	"config.go": `package config
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 )
 
 func Save(path, v string) error { return os.WriteFile(path, []byte(v), 0o644) }
+
+// SaveBuffered is Save through a bufio.Writer: no direct write of a file.
+func SaveBuffered(path, v string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(v)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 func SaveAtomic(path, v string) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".config-*")
@@ -62,7 +78,8 @@ func check(t *testing.T, save func(path, v string) error) {
 	}
 }
 
-func TestBuggy(t *testing.T) { check(t, Save) }
+func TestBuggy(t *testing.T)    { check(t, Save) }
+func TestBuffered(t *testing.T) { check(t, SaveBuffered) }
 func TestFixed(t *testing.T) { check(t, SaveAtomic) }
 `,
 }
@@ -70,8 +87,9 @@ func TestFixed(t *testing.T) { check(t, SaveAtomic) }
 // TestWrapDiskFaults: under -wrap, with -dst.faults, the direct writes and
 // syncs of unmodified code fail as a full or failing disk's do: the config
 // saved in place is found corrupted by a short write, and the report says
-// what the fault did; the one saved through a temporary file and a rename
-// passes with both faults on. Without the flag the buggy save passes.
+// what the fault did, and so is the one saved in place through a
+// bufio.Writer; the one saved through a temporary file and a rename passes
+// with both faults on. Without the flag the buggy save passes.
 func TestWrapDiskFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own")
@@ -86,6 +104,12 @@ func TestWrapDiskFaults(t *testing.T) {
 		if err == nil || !strings.Contains(out, want) {
 			t.Errorf("with disk.enospc: %v; want a failure that says %q\n%s", err, want, out)
 		}
+	}
+	// The same save through a bufio.Writer: its writes are package os's
+	// own, which hands them to simdisk (internal/rewrite/ossim.go).
+	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -run '^TestBuffered$' -dst.faults=disk.enospc=0.3 -dst.dir=off")
+	if err == nil || !strings.Contains(out, "a failed save left") || !strings.Contains(out, "ENOSPC") {
+		t.Errorf("through bufio, with disk.enospc: %v; want a failure\n%s", err, out)
 	}
 	out, err = m.sh("go tool dstreplay test -wrap . -count=1 -v -run '^TestFixed$' -dst.iters=500 -dst.faults=disk.enospc=0.3,disk.eio=0.3,disk.slow-sync=0.5 -dst.dir=off")
 	if err != nil || !strings.Contains(out, "500 schedules passed") {

@@ -1,18 +1,5 @@
 package rewrite
 
-import (
-	"bytes"
-	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/printer"
-	"go/token"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-)
-
 // Go's own types for simulated sockets.
 //
 // sched/simnet's listeners and connections were its own types, so code
@@ -43,16 +30,18 @@ import (
 // Go release, another system), net is left as it is, and a note says that
 // simulated sockets are simnet's own types there.
 
-// netHook is one function of package net that a simulated socket must not
-// pass through: its receiver's type ("" for a function), its name, its
-// signature as go/printer prints it (the prologue uses its names), and
-// what goes first in its body.
-type netHook struct {
-	recv, name, sig, prologue string
+// netSim is the overlay of package net.
+var netSim = &stdHooks{
+	pkg:   "net",
+	need:  "fd_unix.go",
+	field: [2]string{"netFD", "dstSim any;"},
+	hooks: netHooks,
+	added: netSimFile,
+	what:  "simulated listeners and connections are not Go's own *net.TCPListener and *net.TCPConn",
 }
 
 // netHooks are the functions of net that reach a netFD's poll.FD, go1.26.
-var netHooks = []netHook{
+var netHooks = []hook{
 	{"netFD", "Read", "func (fd *netFD) Read(p []byte) (n int, err error)",
 		"if n, err, ok := fd.dstRead(p); ok { return n, err };"},
 	{"netFD", "Write", "func (fd *netFD) Write(p []byte) (nn int, err error)",
@@ -243,154 +232,3 @@ func dstSimulated(c *netFD, rw any) bool {
 	return fd != nil && fd.dstSim != nil
 }
 `
-
-// netSimFiles is what the overlay replaces and adds in package net, by
-// path, for the listing's build; none, and a note saying why, when the
-// build's net is not as netHooks say.
-func netSimFiles(listing []listed, modCache string) (map[string]string, string) {
-	var net *listed
-	for i := range listing {
-		if p := &listing[i]; p.Standard && p.ImportPath == "net" {
-			net = p
-		}
-	}
-	if net == nil {
-		return nil, ""
-	}
-	files, err := netSimEdit(net.Dir, net.GoFiles)
-	if err == nil {
-		err = notInModCache(modCache, net.Dir, listing) // a toolchain that GOTOOLCHAIN fetched
-	}
-	if err != nil {
-		return nil, fmt.Sprintf("dstreplay: simulated listeners and connections are not Go's own *net.TCPListener and *net.TCPConn in this build: %v", err)
-	}
-	return files, ""
-}
-
-// netSimEdit edits the files of package net in dir (the build's goFiles)
-// as netHooks say, and adds netSimFile.
-func netSimEdit(dir string, goFiles []string) (map[string]string, error) {
-	if !slices.Contains(goFiles, "fd_unix.go") {
-		return nil, fmt.Errorf("package net here is not the one for unix systems the tool knows")
-	}
-	type insertion struct {
-		at   int
-		text string
-	}
-	edits := map[string][]insertion{} // by file
-	texts := map[string][]byte{}
-	found := map[int]bool{}
-	fset := token.NewFileSet()
-	fdStruct := ""
-	for _, name := range goFiles {
-		path := filepath.Join(dir, name)
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		texts[path] = src
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.Name == "netFD" {
-						st, ok := ts.Type.(*ast.StructType)
-						if !ok {
-							return nil, fmt.Errorf("net's netFD is not a struct")
-						}
-						fdStruct = path
-						edits[path] = append(edits[path], insertion{fset.Position(st.Fields.Opening).Offset + 1, "dstSim any;"})
-					}
-				}
-				for _, name := range declaredNames(d) {
-					if strings.HasPrefix(name, "dst") || strings.HasPrefix(name, "errDst") {
-						return nil, fmt.Errorf("net declares %s, a name the tool's hooks use", name)
-					}
-				}
-			case *ast.FuncDecl:
-				if n := d.Name.Name; strings.HasPrefix(n, "dst") || strings.HasPrefix(n, "Dstreplay") {
-					return nil, fmt.Errorf("net declares %s, a name the tool's hooks use", n)
-				}
-				i := slices.IndexFunc(netHooks, func(h netHook) bool { return h.name == d.Name.Name && h.recv == recvName(d) })
-				if i < 0 {
-					continue
-				}
-				if d.Body == nil {
-					return nil, fmt.Errorf("net's %s has no body", netHooks[i].sig)
-				}
-				if sig := signature(fset, d); sig != netHooks[i].sig {
-					return nil, fmt.Errorf("net's %s is %q, not %q as the tool knows it", d.Name.Name, sig, netHooks[i].sig)
-				}
-				found[i] = true
-				edits[path] = append(edits[path], insertion{fset.Position(d.Body.Lbrace).Offset + 1, " " + netHooks[i].prologue})
-			}
-		}
-	}
-	if fdStruct == "" {
-		return nil, fmt.Errorf("net has no netFD")
-	}
-	for i, h := range netHooks {
-		if !found[i] {
-			return nil, fmt.Errorf("net has no %s", h.sig)
-		}
-	}
-	out := map[string]string{filepath.Join(dir, "zz_dstreplay_sim.go"): netSimFile}
-	for path, ins := range edits {
-		slices.SortFunc(ins, func(a, b insertion) int { return a.at - b.at })
-		src := texts[path]
-		var b bytes.Buffer
-		last := 0
-		for _, in := range ins {
-			b.Write(src[last:in.at])
-			b.WriteString(in.text)
-			last = in.at
-		}
-		b.Write(src[last:])
-		out[path] = b.String()
-	}
-	return out, nil
-}
-
-// recvName is the name of d's receiver's type, without its star; "" for a
-// function.
-func recvName(d *ast.FuncDecl) string {
-	if d.Recv == nil || len(d.Recv.List) != 1 {
-		return ""
-	}
-	t := d.Recv.List[0].Type
-	if s, ok := t.(*ast.StarExpr); ok {
-		t = s.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name
-	}
-	return ""
-}
-
-// signature is d without its body, as go/printer prints it.
-func signature(fset *token.FileSet, d *ast.FuncDecl) string {
-	var b bytes.Buffer
-	printer.Fprint(&b, fset, &ast.FuncDecl{Recv: d.Recv, Name: d.Name, Type: d.Type})
-	return b.String()
-}
-
-// declaredNames are the names a declaration declares at the package's
-// level.
-func declaredNames(d *ast.GenDecl) []string {
-	var names []string
-	for _, s := range d.Specs {
-		switch s := s.(type) {
-		case *ast.TypeSpec:
-			names = append(names, s.Name.Name)
-		case *ast.ValueSpec:
-			for _, n := range s.Names {
-				names = append(names, n.Name)
-			}
-		}
-	}
-	return names
-}

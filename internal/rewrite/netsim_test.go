@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// goNet is the directory and the build's files of this Go's package net.
-func goNet(t *testing.T) (string, []string) {
+// goPkg is the directory and the build's files of this Go's package pkg.
+func goPkg(t *testing.T, pkg string) (string, []string) {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}\n{{join .GoFiles \" \"}}", "net").Output()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}\n{{join .GoFiles \" \"}}", pkg).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,11 +21,13 @@ func goNet(t *testing.T) (string, []string) {
 	return dir, strings.Fields(files)
 }
 
-// TestNetSimEdit: every hook goes into this Go's net, on the line of its
-// brace, so that every line of net keeps its number.
-func TestNetSimEdit(t *testing.T) {
-	dir, files := goNet(t)
-	edited, err := netSimEdit(dir, files)
+// checkEdit checks that every hook of h goes into this Go's package, once,
+// on the line of its brace, so that every line keeps its number; it
+// returns the edited files.
+func checkEdit(t *testing.T, h *stdHooks) map[string]string {
+	t.Helper()
+	dir, files := goPkg(t, h.pkg)
+	edited, err := h.edit(dir, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +45,63 @@ func TestNetSimEdit(t *testing.T) {
 			t.Errorf("%s: %d lines, was %d", path, b, a)
 		}
 	}
-	for _, h := range netHooks {
-		if n := strings.Count(all, h.sig+" { "+h.prologue); n != 1 {
-			t.Errorf("%s: hooked %d times", h.sig, n)
+	for _, k := range h.hooks {
+		if n := strings.Count(all, k.sig+" { "+k.prologue); n != 1 {
+			t.Errorf("%s: hooked %d times", k.sig, n)
 		}
+	}
+	return edited
+}
+
+// overlayOf writes the files of the hooks hs, for this Go, and an overlay
+// file that puts them in; it returns the overlay's path.
+func overlayOf(t *testing.T, hs ...*stdHooks) string {
+	t.Helper()
+	tmp := t.TempDir()
+	replace := map[string]string{}
+	for _, h := range hs {
+		for path, text := range checkEdit(t, h) {
+			to := filepath.Join(tmp, h.pkg+"_"+filepath.Base(path))
+			if err := os.WriteFile(to, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			replace[path] = to
+		}
+	}
+	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := filepath.Join(tmp, "overlay.json")
+	if err := os.WriteFile(overlay, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return overlay
+}
+
+// testWith runs the tests run of the package dir with the overlay, with and
+// without the race detector, env set.
+func testWith(t *testing.T, overlay, dir, run string, env ...string) {
+	t.Helper()
+	for _, race := range []string{"", "-race"} {
+		args := []string{"test", "-count=1", "-overlay", overlay, "-run", run}
+		if race != "" {
+			args = append(args, race)
+		}
+		cmd := exec.Command("go", append(args, dir)...)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go %s %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+		}
+	}
+}
+
+// TestNetSimEdit: every hook goes into this Go's net, on the line of its
+// brace, so that every line of net keeps its number.
+func TestNetSimEdit(t *testing.T) {
+	all := ""
+	for _, text := range checkEdit(t, netSim) {
+		all += text
 	}
 	if !strings.Contains(all, "type netFD struct {dstSim any;") {
 		t.Error("netFD has no dstSim")
@@ -56,7 +111,7 @@ func TestNetSimEdit(t *testing.T) {
 // TestNetSimEditRefuses: a net unlike the one the hooks know (another
 // release) is left as it is, with the reason.
 func TestNetSimEditRefuses(t *testing.T) {
-	dir, files := goNet(t)
+	dir, files := goPkg(t, "net")
 	for _, c := range []struct {
 		name, file, old, new, want string
 	}{
@@ -82,13 +137,13 @@ func TestNetSimEditRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := netSimEdit(tmp, files)
+			_, err := netSim.edit(tmp, files)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v, want %q", err, c.want)
 			}
 		})
 	}
-	if _, err := netSimEdit(dir, []string{"fd_windows.go"}); err == nil {
+	if _, err := netSim.edit(dir, []string{"fd_windows.go"}); err == nil {
 		t.Error("a net without fd_unix.go is edited")
 	}
 }
@@ -101,37 +156,5 @@ func TestNetHooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds package net and what imports it, twice")
 	}
-	dir, files := goNet(t)
-	edited, err := netSimEdit(dir, files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	replace := map[string]string{}
-	for path, text := range edited {
-		to := filepath.Join(tmp, filepath.Base(path))
-		if err := os.WriteFile(to, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		replace[path] = to
-	}
-	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	overlay := filepath.Join(tmp, "overlay.json")
-	if err := os.WriteFile(overlay, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, race := range []string{"", "-race"} {
-		args := []string{"test", "-count=1", "-overlay", overlay, "-run", "^(TestConformance|TestGoTypes|TestListenAddresses|TestRaceEdges)$"}
-		if race != "" {
-			args = append(args, race)
-		}
-		cmd := exec.Command("go", append(args, "../../sched/simnet")...)
-		cmd.Env = append(os.Environ(), "DST_NET_HOOKED=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
+	testWith(t, overlayOf(t, netSim), "../../sched/simnet", "^(TestConformance|TestGoTypes|TestListenAddresses|TestRaceEdges)$", "DST_NET_HOOKED=1")
 }

@@ -159,7 +159,7 @@ func Overlay(opts Options) (string, int, error) {
 		// type panics on a simulated one: say so before it runs. (Running
 		// the network natively instead is no way out: a managed goroutine's
 		// Accept then blocks outside the scheduler.)
-		files, why := netSimFiles(listing, modCache)
+		files, why := netSim.files(listing, modCache)
 		if why != "" {
 			notes = append(notes, why)
 			if place, typ := concreteNetAssert(pkgs); place != "" {
@@ -169,6 +169,13 @@ func Overlay(opts Options) (string, int, error) {
 		}
 		maps.Copy(added, files)
 	}
+	// A file's writes through package os itself (ossim.go), wherever the
+	// rewrite sends them to sched/simdisk.
+	files, why := osSim.files(listing, modCache)
+	if why != "" {
+		notes = append(notes, why)
+	}
+	maps.Copy(added, files)
 	maps.Copy(added, stdStartFile(listing, slices.DeleteFunc(append(slices.Clip(strict), lenient...), func(p string) bool { return native[p] != "" })))
 	for file, text := range added {
 		path, err := c.storeAs([]byte(text), ".go")

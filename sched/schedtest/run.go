@@ -13,6 +13,10 @@ import (
 	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/internal/schedule"
 	"github.com/dstgo/dst/trace"
+
+	// Where dstreplay test overlays package os, its writes hand over to
+	// simdisk, which sets that up when it starts: in every run's binary.
+	_ "github.com/dstgo/dst/sched/simdisk"
 )
 
 // Result is what one execution of a body under the scheduler did.

@@ -176,11 +176,30 @@ func Crash(dir string) error {
 		if bytes.Equal(kept, cur) {
 			return nil
 		}
-		if err := os.WriteFile(path, kept, 0); err != nil { // the file's own inode, truncated
+		if err := rewind(path, kept); err != nil {
 			return fmt.Errorf("simdisk: crash: %w", err)
 		}
 		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", stableName(path), len(kept), len(cur), len(durable)))
 		g.IO(engine.OpCrash, d.obj(id, path), engine.KindFile, int64(len(kept)), int64(len(cur)-len(kept)), 0)
 		return nil
 	})
+}
+
+// rewind makes the file at path hold b, in its own inode, as Go does,
+// without this package's faults and records: what a crash finds.
+func rewind(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0) // not O_TRUNC: the overlay's os would record it
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(int64(len(b))); err != nil {
+		return err
+	}
+	var write func([]byte, int64) (int, error) = f.WriteAt
+	if r, ok := any(f).(rawFile); ok {
+		write = r.DstreplayWriteAt
+	}
+	_, err = write(b, 0)
+	return err
 }

@@ -34,7 +34,7 @@ var (
 // Write is f.Write(b). Inside a run, FaultEIO fails it with nothing
 // written, and FaultENOSPC writes a part of b, drawn, then fails.
 func Write(f *os.File, b []byte) (int, error) {
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && !osHooked {
 		return write(g, f, len(b), -1, func(k int) (int, error) { return f.Write(b[:k]) })
 	}
 	return f.Write(b)
@@ -42,7 +42,7 @@ func Write(f *os.File, b []byte) (int, error) {
 
 // WriteString is f.WriteString(s), with Write's faults.
 func WriteString(f *os.File, s string) (int, error) {
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && !osHooked {
 		return write(g, f, len(s), -1, func(k int) (int, error) { return f.WriteString(s[:k]) })
 	}
 	return f.WriteString(s)
@@ -50,7 +50,7 @@ func WriteString(f *os.File, s string) (int, error) {
 
 // WriteAt is f.WriteAt(b, off), with Write's faults.
 func WriteAt(f *os.File, b []byte, off int64) (int, error) {
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && !osHooked {
 		return write(g, f, len(b), off, func(k int) (int, error) { return f.WriteAt(b[:k], off) })
 	}
 	return f.WriteAt(b, off)
@@ -60,8 +60,16 @@ func WriteAt(f *os.File, b []byte, off int64) (int, error) {
 // the virtual clock, and FaultEIO fails it.
 func Sync(f *os.File) error {
 	g := engine.Current()
-	if g == nil || f == nil || stdStream(f) {
-		return f.Sync()
+	if g == nil || osHooked {
+		return f.Sync() // (the overlay's os calls sync itself)
+	}
+	return sync(g, f, f.Sync)
+}
+
+// sync is a sync of f inside g's run, which raw does.
+func sync(g *engine.G, f *os.File, raw func() error) error {
+	if f == nil || stdStream(f) {
+		return raw()
 	}
 	g.CrashPoint()
 	var took time.Duration
@@ -74,7 +82,7 @@ func Sync(f *os.File) error {
 		g.Log(fmt.Sprintf("simdisk: a sync of %s fails with EIO", stableName(f.Name())))
 		return &fs.PathError{Op: "sync", Path: f.Name(), Err: syscall.EIO}
 	}
-	if err := f.Sync(); err != nil {
+	if err := raw(); err != nil {
 		return err
 	}
 	synced(g, f, took)
@@ -85,8 +93,8 @@ func Sync(f *os.File) error {
 // faults.
 func WriteFile(name string, data []byte, perm fs.FileMode) error {
 	g := engine.Current()
-	if g == nil {
-		return os.WriteFile(name, data, perm)
+	if g == nil || osHooked {
+		return os.WriteFile(name, data, perm) // (the overlay's os calls beforeTruncate and write itself)
 	}
 	beforeTruncate(g, name)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)

@@ -1,0 +1,73 @@
+package rewrite
+
+// A file's writes inside a run, through package os itself.
+//
+// The rewrite sends the direct calls of (*os.File).Write, WriteString,
+// WriteAt and Sync in rewritten code to sched/simdisk, which draws the
+// disk's faults and records what a crash keeps. A write through an
+// interface (a bufio.Writer, an io.Writer, fmt.Fprintf, io.Copy), or from
+// code the rewrite does not carry over, reached the file unseen: no fault,
+// and a crash that lost nothing it wrote. The overlay now also changes
+// package os: (*File).Write, WriteAt and Sync hand over to simdisk (which
+// does what it does for the direct calls, inside a run, and writes as Go
+// does outside one), ReadFrom takes the generic copy inside a run (whose
+// writes are Write's, not copy_file_range's), and OpenFile tells simdisk
+// of a truncation before it happens, so that a crash can give back what
+// the file held. Each hooked method becomes a one-line wrapper of the
+// original, renamed on the same line (dstWrite, ...), which simdisk calls
+// to write as Go does.
+
+// osSim is the overlay of package os.
+var osSim = &stdHooks{
+	pkg:   "os",
+	need:  "file_unix.go",
+	hooks: osHooks,
+	added: osSimFile,
+	what:  "writes through an interface (a bufio.Writer over a file) reach the file without faults, and a crash loses nothing of them",
+}
+
+// osHooks are the methods of os that write to a file, go1.26.
+var osHooks = []hook{
+	{"File", "Write", "func (f *File) Write(b []byte) (n int, err error)",
+		"if dstFile != nil { return dstFile.Write(f, b) }; return f.dstWrite(b) }; func (f *File) dstWrite(b []byte) (n int, err error) {"},
+	{"File", "WriteAt", "func (f *File) WriteAt(b []byte, off int64) (n int, err error)",
+		"if dstFile != nil { return dstFile.WriteAt(f, b, off) }; return f.dstWriteAt(b, off) }; func (f *File) dstWriteAt(b []byte, off int64) (n int, err error) {"},
+	{"File", "Sync", "func (f *File) Sync() error",
+		"if dstFile != nil { return dstFile.Sync(f) }; return f.dstSync() }; func (f *File) dstSync() error {"},
+	{"File", "ReadFrom", "func (f *File) ReadFrom(r io.Reader) (n int64, err error)",
+		`if dstFile != nil && dstFile.InRun() { if err := f.checkValid("write"); err != nil { return 0, err }; return genericReadFrom(f, r) };`},
+	{"", "OpenFile", "func OpenFile(name string, flag int, perm FileMode) (*File, error)",
+		"if dstFile != nil && flag&O_TRUNC != 0 { dstFile.Truncating(name) };"},
+}
+
+// osSimFile is the file the overlay adds to os.
+const osSimFile = `package os
+
+// Added by dstreplay test (internal/rewrite/ossim.go): a file's writes
+// and syncs hand over to sched/simdisk, which sets dstFile.
+
+// dstFileHook is what sched/simdisk does for a file's writes and syncs.
+type dstFileHook interface {
+	Write(f *File, b []byte) (int, error)
+	WriteAt(f *File, b []byte, off int64) (int, error)
+	Sync(f *File) error
+	InRun() bool
+	Truncating(name string)
+}
+
+// dstFile is sched/simdisk's, set when it starts.
+var dstFile dstFileHook
+
+// DstreplayFileHook sets dstFile: h is sched/simdisk's (any *File will do
+// as the receiver, a nil one too).
+func (f *File) DstreplayFileHook(h any) { dstFile = h.(dstFileHook) }
+
+// DstreplayWrite is Go's own Write.
+func (f *File) DstreplayWrite(b []byte) (int, error) { return f.dstWrite(b) }
+
+// DstreplayWriteAt is Go's own WriteAt.
+func (f *File) DstreplayWriteAt(b []byte, off int64) (int, error) { return f.dstWriteAt(b, off) }
+
+// DstreplaySync is Go's own Sync.
+func (f *File) DstreplaySync() error { return f.dstSync() }
+`
