@@ -7,8 +7,14 @@
 // Code rewritten by dstreplay test calls this package in place of
 // (*os.File).Write, WriteString, WriteAt and Sync, and of os.WriteFile,
 // where it calls them directly; code written for the tool may call it by
-// hand. A write through an interface (an io.Writer that is an *os.File,
-// a bufio.Writer over one) reaches the file as written, without faults.
+// hand. There the build's package os also has the hooks dstreplay test
+// adds, which hand every (*os.File).Write, WriteAt and Sync over to this
+// package, so that writes through an interface (a bufio.Writer over a
+// file, fmt.Fprintf, io.Copy) and those of code the rewrite does not carry
+// over meet the faults too, and an os.Create or O_TRUNC open records what
+// the file held first. Without the hooks (a test written for the tool, run
+// by go test), a write that does not call this package reaches the file as
+// written, without faults, and Crash knows nothing of it.
 //
 // The faults, each off unless the test gives it a probability
 // (schedtest.Options.Faults, or -dst.faults on the command line), and
@@ -21,12 +27,13 @@
 //     DefaultSlowSync) on the virtual clock before it syncs.
 //
 // Crash is a power failure of the files under a directory, for a test
-// written for the tool: each file the run wrote through this package goes
-// back to what it held at its last Sync, with a drawn part of what was
-// appended since (a torn write), so that a store that acknowledges before
-// it syncs loses what it acknowledged. What was written stays on the real
-// file system, which stands for the disk's cache: files are not simulated,
-// and unmodified code has no crash to meet (nothing there calls Crash).
+// written for the tool, and for a node of sched/cluster that crashes: each
+// file the run wrote through this package goes back to what it held at its
+// last Sync, with a drawn part of what was appended since (a torn write),
+// so that a store that acknowledges before it syncs loses what it
+// acknowledged. What was written stays on the real file system, which
+// stands for the disk's cache: files are not simulated, and directories,
+// renames and removals stay as they are.
 //
 // In a traced run, each regular file written is an object named by its path
 // (one for every handle of the file), and each write (its offset and
