@@ -11,11 +11,11 @@ package rewrite
 // package os: (*File).Write, WriteAt and Sync hand over to simdisk (which
 // does what it does for the direct calls, inside a run, and writes as Go
 // does outside one), ReadFrom takes the generic copy inside a run (whose
-// writes are Write's, not copy_file_range's), and OpenFile tells simdisk
-// of a truncation before it happens, so that a crash can give back what
-// the file held. Each hooked method becomes a one-line wrapper of the
-// original, renamed on the same line (dstWrite, ...), which simdisk calls
-// to write as Go does.
+// writes are Write's, not copy_file_range's), and OpenFile, Rename and
+// Remove hand over too, so that simdisk knows what a truncation, a
+// creation, a rename or a removal changed, for a crash to give back. Each
+// hooked function becomes a one-line wrapper of the original, renamed on
+// the same line (dstWrite, ...), which simdisk calls to do as Go does.
 
 // osSim is the overlay of package os.
 var osSim = &stdHooks{
@@ -26,7 +26,7 @@ var osSim = &stdHooks{
 	what:  "writes through an interface (a bufio.Writer over a file) reach the file without faults, and a crash loses nothing of them",
 }
 
-// osHooks are the methods of os that write to a file, go1.26.
+// osHooks are the functions of os that change a file or a directory, go1.26.
 var osHooks = []hook{
 	{"File", "Write", "func (f *File) Write(b []byte) (n int, err error)",
 		"if dstFile != nil { return dstFile.Write(f, b) }; return f.dstWrite(b) }; func (f *File) dstWrite(b []byte) (n int, err error) {"},
@@ -37,7 +37,11 @@ var osHooks = []hook{
 	{"File", "ReadFrom", "func (f *File) ReadFrom(r io.Reader) (n int64, err error)",
 		`if dstFile != nil && dstFile.InRun() { if err := f.checkValid("write"); err != nil { return 0, err }; return genericReadFrom(f, r) };`},
 	{"", "OpenFile", "func OpenFile(name string, flag int, perm FileMode) (*File, error)",
-		"if dstFile != nil && flag&O_TRUNC != 0 { dstFile.Truncating(name) };"},
+		"if dstFile != nil { return dstFile.OpenFile(name, flag, perm) }; return dstOpenFile(name, flag, perm) }; func dstOpenFile(name string, flag int, perm FileMode) (*File, error) {"},
+	{"", "Rename", "func Rename(oldpath, newpath string) error",
+		"if dstFile != nil { return dstFile.Rename(oldpath, newpath) }; return dstRename(oldpath, newpath) }; func dstRename(oldpath, newpath string) error {"},
+	{"", "Remove", "func Remove(name string) error",
+		"if dstFile != nil { return dstFile.Remove(name) }; return dstRemove(name) }; func dstRemove(name string) error {"},
 }
 
 // osSimFile is the file the overlay adds to os.
@@ -52,7 +56,9 @@ type dstFileHook interface {
 	WriteAt(f *File, b []byte, off int64) (int, error)
 	Sync(f *File) error
 	InRun() bool
-	Truncating(name string)
+	OpenFile(name string, flag int, perm FileMode) (*File, error)
+	Rename(oldpath, newpath string) error
+	Remove(name string) error
 }
 
 // dstFile is sched/simdisk's, set when it starts.
@@ -70,4 +76,16 @@ func (f *File) DstreplayWriteAt(b []byte, off int64) (int, error) { return f.dst
 
 // DstreplaySync is Go's own Sync.
 func (f *File) DstreplaySync() error { return f.dstSync() }
+
+// DstreplayOpenFile is Go's own OpenFile (any *File will do as the
+// receiver, a nil one too).
+func (f *File) DstreplayOpenFile(name string, flag int, perm FileMode) (*File, error) {
+	return dstOpenFile(name, flag, perm)
+}
+
+// DstreplayRename is Go's own Rename.
+func (f *File) DstreplayRename(oldpath, newpath string) error { return dstRename(oldpath, newpath) }
+
+// DstreplayRemove is Go's own Remove.
+func (f *File) DstreplayRemove(name string) error { return dstRemove(name) }
 `

@@ -119,7 +119,6 @@ func childFlags(explore bool) []string {
 // started under it.
 const childEnv = "DST_SCHEDTEST_CHILD"
 
-
 // childTestFlags are the flags of go test's that change how a test runs.
 var childTestFlags = map[string]bool{
 	"test.short": true, "test.paniconexit0": true, "test.fullpath": true, "test.skip": true, "test.failfast": true,

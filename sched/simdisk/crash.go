@@ -28,6 +28,9 @@ type durability struct {
 	// and by file.
 	seen map[*os.File]*engine.Obj
 	objs map[fileID]*engine.Obj
+	// The changes of directories' entries not durable yet, in order
+	// (entries.go).
+	entries []entryOp
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -115,10 +118,18 @@ func beforeTruncate(g *engine.G, path string) {
 }
 
 // synced records that what f holds now is durable, after a sync that
-// lasted took (which the run's trace says).
+// lasted took (which the run's trace says): a directory's entries, or a
+// file's bytes.
 func synced(g *engine.G, f *os.File, took time.Duration) {
 	fi, err := f.Stat()
 	if err != nil {
+		return
+	}
+	if fi.IsDir() {
+		d := tracker(g)
+		d.mu.Lock()
+		d.dirSynced(f.Name())
+		d.mu.Unlock()
 		return
 	}
 	if id, b, ok := content(f.Name(), fi); ok {
@@ -139,9 +150,13 @@ var tearKey = entropy.KeyOf("simdisk.crash.tear")
 // held at its last Sync, or before the run's first write to it if it was
 // never synced, but for a part of what was appended since, drawn from the
 // entropy, which the disk had written back before the power went (a torn
-// write). Files the run did not write this way, directories, renames and
-// removals stay as they are. Stop what writes under dir (close its files)
-// first, then start it again on dir, as a machine that reboots.
+// write). Files the run did not write this way stay as they are. Where
+// package os hands its changes over (the overlay's hooks), a creation,
+// rename or removal under dir whose directory was not synced since is
+// undone first, each with FaultLostDirent's probability; without them, or
+// with that fault off (its default), directories stay as they are. Stop
+// what writes under dir (close its files) first, then start it again on
+// dir, as a machine that reboots.
 //
 // The run's log says what each file lost. Outside a run, Crash is an
 // error: nothing is known of what was synced.
@@ -154,6 +169,9 @@ func Crash(dir string) error {
 	sched.Yield() // a crash may come at any point
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if err := d.undoEntries(g, dir); err != nil {
+		return err
+	}
 	return filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil || !e.Type().IsRegular() {
 			return err

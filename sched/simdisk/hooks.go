@@ -1,6 +1,7 @@
 package simdisk
 
 import (
+	"io/fs"
 	"os"
 
 	"github.com/dstgo/dst/internal/engine"
@@ -14,11 +15,21 @@ import (
 // faults and are known to Crash. Without the overlay, only the calls the
 // rewrite sends here are.
 
-// rawFile is Go's own writes and syncs of a file, which the overlay adds.
+// rawFile is Go's own writes and syncs of a file, and its OpenFile,
+// Rename and Remove, which the overlay adds.
 type rawFile interface {
 	DstreplayWrite([]byte) (int, error)
 	DstreplayWriteAt([]byte, int64) (int, error)
 	DstreplaySync() error
+	DstreplayOpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+	DstreplayRename(oldpath, newpath string) error
+	DstreplayRemove(name string) error
+}
+
+// rawOS is Go's own os, where it is hooked; nil otherwise.
+func rawOS() rawFile {
+	r, _ := any((*os.File)(nil)).(rawFile)
+	return r
 }
 
 // osHooked reports whether the build's package os hands its writes over
@@ -60,8 +71,58 @@ func (fileHook) Sync(f *os.File) error {
 
 func (fileHook) InRun() bool { return engine.Current() != nil }
 
-func (fileHook) Truncating(name string) {
-	if g := engine.Current(); g != nil {
+// OpenFile records, inside a run, what a truncation loses and what a
+// creation makes.
+func (fileHook) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	raw := rawOS()
+	g := engine.Current()
+	if g == nil || flag&(os.O_CREATE|os.O_TRUNC) == 0 {
+		return raw.DstreplayOpenFile(name, flag, perm)
+	}
+	_, err := os.Lstat(name)
+	existed := err == nil
+	if existed && flag&os.O_TRUNC != 0 {
 		beforeTruncate(g, name)
 	}
+	f, err := raw.DstreplayOpenFile(name, flag, perm)
+	if err == nil && !existed {
+		changed(g, entryOp{kind: created, path: name})
+	}
+	return f, err
+}
+
+// Rename records, inside a run, the rename and what it replaced.
+func (fileHook) Rename(oldpath, newpath string) error {
+	raw := rawOS()
+	g := engine.Current()
+	if g == nil {
+		return raw.DstreplayRename(oldpath, newpath)
+	}
+	op := entryOp{kind: renamed, path: newpath, from: oldpath}
+	op.saved, op.had = durableOf(g, newpath)
+	err := raw.DstreplayRename(oldpath, newpath)
+	if err == nil {
+		changed(g, op)
+	}
+	return err
+}
+
+// Remove records, inside a run, the removal and what it removed.
+func (fileHook) Remove(name string) error {
+	raw := rawOS()
+	g := engine.Current()
+	if g == nil {
+		return raw.DstreplayRemove(name)
+	}
+	op := entryOp{kind: removed, path: name}
+	if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
+		op.kind = removedDir
+	} else {
+		op.saved, op.had = durableOf(g, name)
+	}
+	err := raw.DstreplayRemove(name)
+	if err == nil {
+		changed(g, op)
+	}
+	return err
 }

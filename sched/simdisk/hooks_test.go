@@ -106,3 +106,77 @@ func TestThroughOS(t *testing.T) {
 		t.Log("package os has no hooks here")
 	}
 }
+
+// TestLostDirent: with the hooks and FaultLostDirent, a crash undoes the
+// creations, renames and removals whose directory was not synced since:
+// a config replaced by a rename is the old one again, unless the directory
+// was synced after the rename. With the fault off, renames are durable at
+// once, as they were.
+func TestLostDirent(t *testing.T) {
+	if !osHooked(t) {
+		t.Skip("package os has no hooks here: nothing sees a rename")
+	}
+	for _, c := range []struct {
+		name    string
+		p       float64
+		syncDir bool
+		want    string
+	}{
+		{"no directory sync", 1, false, "old"},
+		{"the directory synced", 1, true, "new"},
+		{"the fault off", 0, false, "new"},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			config, gone := filepath.Join(dir, "config"), filepath.Join(dir, "gone")
+			for _, p := range []string{config, gone} {
+				if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := schedtest.Run(schedtest.Options{Seed: 1, Faults: map[string]float64{simdisk.FaultLostDirent: c.p}}, func(st *schedtest.T) {
+				tmp := config + ".tmp"
+				f, err := os.Create(tmp)
+				if err != nil {
+					st.Fatal(err)
+				}
+				fmt.Fprint(f, "new")
+				if err := f.Sync(); err != nil {
+					st.Fatal(err)
+				}
+				f.Close()
+				if err := os.Rename(tmp, config); err != nil {
+					st.Fatal(err)
+				}
+				if err := os.Remove(gone); err != nil {
+					st.Fatal(err)
+				}
+				if c.syncDir {
+					d, err := os.Open(dir)
+					if err != nil {
+						st.Fatal(err)
+					}
+					if err := d.Sync(); err != nil {
+						st.Fatal(err)
+					}
+					d.Close()
+				}
+				if err := simdisk.Crash(dir); err != nil {
+					st.Fatal(err)
+				}
+				got, _ := os.ReadFile(config)
+				_, terr := os.Stat(tmp)
+				_, gerr := os.Stat(gone)
+				if string(got) != c.want || terr == nil {
+					st.Errorf("after the crash the config holds %q (want %q), the temporary file is there: %v", got, c.want, terr == nil)
+				}
+				if back := gerr == nil; back != (c.want == "old") {
+					st.Errorf("the removed file is back: %v, want %v", back, c.want == "old")
+				}
+			})
+			if err != nil || res.Failure != nil {
+				t.Fatalf("%v %v", err, res.Failure)
+			}
+		})
+	}
+}

@@ -21,6 +21,10 @@ const (
 	FaultEIO      = "disk.eio"       // a write or a sync fails with EIO
 	FaultENOSPC   = "disk.enospc"    // a write stops short with ENOSPC
 	FaultSlowSync = "disk.slow-sync" // a sync takes a while, up to the bound
+	// FaultLostDirent: at a Crash, a creation, rename or removal of a
+	// file whose directory was not synced since is undone, as a file
+	// system that had not written the directory back does.
+	FaultLostDirent = "disk.lost-dirent"
 )
 
 // DefaultSlowSync bounds FaultSlowSync when the test gives no bound.
