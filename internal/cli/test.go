@@ -42,7 +42,11 @@ sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
 -rewrite=net/http/... carries them over). The network's and the disk's faults fire when
 -dst.faults gives them a probability: net.delay, net.partition, net.clog, net.reset,
 net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a test
-whose service runs as the nodes of a sched/cluster.
+whose service runs as the nodes of a sched/cluster (with disk.lost-dirent, a crash also undoes
+the creations, renames and removals its directory had not synced). Package net and package os
+get hooks of the tool's too: a simulated listener or connection is Go's own *net.TCPListener
+or *net.TCPConn, and every write and sync of an *os.File, direct or through a bufio.Writer,
+meets the disk's faults.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over, in a tested package, a
