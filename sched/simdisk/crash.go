@@ -12,6 +12,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/quiet"
 	"github.com/dstgo/dst/sched"
 )
 
@@ -20,14 +21,19 @@ import (
 // content that a crash keeps, which is the content at its last sync, or
 // before the run first wrote to it. A file the run did not write through
 // this package is not known, and a crash leaves it as it is.
+//
+// Its state is package quiet's, read and written in norace functions: a
+// lock around it that the race detector saw would order every goroutine
+// that writes a file after every other, and hide their races, which Go's
+// file system does not order.
 type durability struct {
-	mu    sched.Mutex
-	files map[fileID][]byte
+	mu    quiet.Mutex
+	files quiet.Table[fileID, []byte]
 	// The files written to, each looked at once, and the object that
 	// names each in the run's trace, by handle (nil: not a regular file)
 	// and by file.
-	seen map[*os.File]*engine.Obj
-	objs map[fileID]*engine.Obj
+	seen quiet.Table[*os.File, *engine.Obj]
+	objs quiet.Table[fileID, *engine.Obj]
 	// The changes of directories' entries not durable yet, in order
 	// (entries.go).
 	entries []entryOp
@@ -42,7 +48,7 @@ func tracker(g *engine.G) *durability {
 	if d, ok := g.Shadow(unsafe.Pointer(&durabilityKey)).(*durability); ok {
 		return d
 	}
-	d := &durability{files: map[fileID][]byte{}, seen: map[*os.File]*engine.Obj{}, objs: map[fileID]*engine.Obj{}}
+	d := &durability{}
 	g.SetShadow(unsafe.Pointer(&durabilityKey), &durabilityKey, d)
 	return d
 }
@@ -55,18 +61,20 @@ func content(path string, fi fs.FileInfo) (id fileID, b []byte, ok bool) {
 	if !isStat || !fi.Mode().IsRegular() {
 		return fileID{}, nil, false
 	}
-	b, err := os.ReadFile(path)
+	b, err := readQuiet(path)
 	return fileID{uint64(st.Dev), uint64(st.Ino)}, b, err == nil
 }
 
 // beforeWrite records, before the run's first write to f, what f holds:
 // it was on the disk before the run wrote to it. It returns the object
 // that names the file in the run's trace; nil if it is not a regular file.
+//
+//go:norace
 func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 	d := tracker(g)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if o, seen := d.seen[f]; seen || f == nil {
+	if o, seen := d.seen.Get(f); seen || f == nil {
 		return o
 	}
 	var o *engine.Obj
@@ -75,18 +83,20 @@ func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 			o = d.obj(id, f.Name())
 		}
 	}
-	d.seen[f] = o
+	d.seen.Set(f, o)
 	return o
 }
 
 // keep records what the file at path, described by fi, holds, unless the
 // run knows what is durable of it already (the caller holds the lock). ok
 // says it is a regular file, id.
+//
+//go:norace
 func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
 	id, b, ok := content(path, fi)
 	if ok {
-		if _, known := d.files[id]; !known {
-			d.files[id] = b
+		if _, known := d.files.Get(id); !known {
+			d.files.Set(id, b)
 		}
 	}
 	return id, ok
@@ -94,18 +104,22 @@ func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
 
 // obj is the object that names the file id, at path, in the run's trace
 // (the caller holds the lock).
+//
+//go:norace
 func (d *durability) obj(id fileID, path string) *engine.Obj {
-	o := d.objs[id]
+	o := d.objs.At(id)
 	if o == nil {
 		o = new(engine.Obj)
 		o.SetLabel("file " + stableName(path))
-		d.objs[id] = o
+		d.objs.Set(id, o)
 	}
 	return o
 }
 
 // beforeTruncate records what the file at path holds, if there is one,
 // before it is opened with O_TRUNC (WriteFile).
+//
+//go:norace
 func beforeTruncate(g *engine.G, path string) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -120,6 +134,8 @@ func beforeTruncate(g *engine.G, path string) {
 // synced records that what f holds now is durable, after a sync that
 // lasted took (which the run's trace says): a directory's entries, or a
 // file's bytes.
+//
+//go:norace
 func synced(g *engine.G, f *os.File, took time.Duration) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -135,7 +151,7 @@ func synced(g *engine.G, f *os.File, took time.Duration) {
 	if id, b, ok := content(f.Name(), fi); ok {
 		d := tracker(g)
 		d.mu.Lock()
-		d.files[id] = b
+		d.files.Set(id, b)
 		o := d.obj(id, f.Name())
 		d.mu.Unlock()
 		g.IO(engine.OpSync, o, engine.KindFile, int64(len(b)), 0, took)
@@ -160,6 +176,8 @@ var tearKey = entropy.KeyOf("simdisk.crash.tear")
 //
 // The run's log says what each file lost. Outside a run, Crash is an
 // error: nothing is known of what was synced.
+//
+//go:norace
 func Crash(dir string) error {
 	g := engine.Current()
 	if g == nil {
@@ -176,31 +194,39 @@ func Crash(dir string) error {
 		if err != nil || !e.Type().IsRegular() {
 			return err
 		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		id, cur, ok := content(path, fi)
-		durable, known := d.files[id]
-		if !ok || !known {
-			return nil
-		}
-		kept := durable
-		if tail, appended := bytes.CutPrefix(cur, durable); appended && len(tail) > 0 {
-			k := g.Source().At(tearKey).IntRange(0, len(tail))
-			kept = append(bytes.Clone(durable), tail[:k]...)
-		}
-		d.files[id] = kept // what the machine finds when it starts again
-		if bytes.Equal(kept, cur) {
-			return nil
-		}
-		if err := rewind(path, kept); err != nil {
-			return fmt.Errorf("simdisk: crash: %w", err)
-		}
-		g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", stableName(path), len(kept), len(cur), len(durable)))
-		g.IO(engine.OpCrash, d.obj(id, path), engine.KindFile, int64(len(kept)), int64(len(cur)-len(kept)), 0)
-		return nil
+		return d.crashFile(g, path, e)
 	})
+}
+
+// crashFile is Crash of the regular file at path (the caller holds the
+// lock).
+//
+//go:norace
+func (d *durability) crashFile(g *engine.G, path string, e fs.DirEntry) error {
+	fi, err := e.Info()
+	if err != nil {
+		return err
+	}
+	id, cur, ok := content(path, fi)
+	durable, known := d.files.Get(id)
+	if !ok || !known {
+		return nil
+	}
+	kept := quiet.AppendBytes(nil, durable) // a copy of its own: durable was read by another goroutine
+	if tail, appended := bytes.CutPrefix(cur, durable); appended && len(tail) > 0 {
+		k := g.Source().At(tearKey).IntRange(0, len(tail))
+		kept = quiet.AppendBytes(kept, tail[:k])
+	}
+	d.files.Set(id, kept) // what the machine finds when it starts again
+	if bytes.Equal(kept, cur) {
+		return nil
+	}
+	if err := rewind(path, kept); err != nil {
+		return fmt.Errorf("simdisk: crash: %w", err)
+	}
+	g.Log(fmt.Sprintf("simdisk: crash: %s keeps %d of its %d bytes (%d synced)", stableName(path), len(kept), len(cur), len(durable)))
+	g.IO(engine.OpCrash, d.obj(id, path), engine.KindFile, int64(len(kept)), int64(len(cur)-len(kept)), 0)
+	return nil
 }
 
 // rewind makes the file at path hold b, in its own inode, as Go does,

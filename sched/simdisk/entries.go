@@ -1,16 +1,15 @@
 package simdisk
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/quiet"
 	"github.com/dstgo/dst/sched"
 )
 
@@ -39,18 +38,20 @@ const (
 )
 
 // changed records op, done inside g's run.
+//
+//go:norace
 func changed(g *engine.G, op entryOp) {
 	op.path = absolute(op.path)
 	op.dirs = []string{filepath.Dir(op.path)}
 	if op.kind == renamed {
 		op.from = absolute(op.from)
 		if d := filepath.Dir(op.from); d != op.dirs[0] {
-			op.dirs = append(op.dirs, d)
+			op.dirs = quiet.Push(op.dirs, d)
 		}
 	}
 	d := tracker(g)
 	d.mu.Lock()
-	d.entries = append(d.entries, op)
+	d.entries = quiet.Push(d.entries, op)
 	d.mu.Unlock()
 }
 
@@ -65,6 +66,8 @@ func absolute(path string) string {
 // durableOf is what a crash would leave of the regular file at path now:
 // what it held at its last sync, or what it holds if the run did not write
 // it; had is false when there is no regular file there.
+//
+//go:norace
 func durableOf(g *engine.G, path string) (b []byte, had bool) {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -77,30 +80,39 @@ func durableOf(g *engine.G, path string) (b []byte, had bool) {
 	d := tracker(g)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if durable, known := d.files[id]; known {
-		return bytes.Clone(durable), true
+	if durable, known := d.files.Get(id); known {
+		return quiet.AppendBytes(nil, durable), true
 	}
 	return cur, true
 }
 
 // dirSynced makes durable what changed in the directory dir (the caller
 // holds the lock).
+//
+//go:norace
 func (d *durability) dirSynced(dir string) {
 	dir = absolute(dir)
-	kept := d.entries[:0]
+	var kept []entryOp
 	for _, op := range d.entries {
-		op.dirs = slices.DeleteFunc(op.dirs, func(x string) bool { return x == dir })
-		if len(op.dirs) > 0 {
-			kept = append(kept, op)
+		var dirs []string
+		for _, x := range op.dirs {
+			if x != dir {
+				dirs = quiet.Push(dirs, x)
+			}
+		}
+		if len(dirs) > 0 {
+			op.dirs = dirs
+			kept = quiet.Push(kept, op)
 		}
 	}
-	clear(d.entries[len(kept):])
 	d.entries = kept
 }
 
 // undoEntries undoes, last first, the changes under dir that are not
 // durable and that FaultLostDirent picks, with Go's own os (the caller
 // holds the lock).
+//
+//go:norace
 func (d *durability) undoEntries(g *engine.G, dir string) error {
 	dir = absolute(dir)
 	under := func(p string) bool { return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) }
@@ -109,7 +121,7 @@ func (d *durability) undoEntries(g *engine.G, dir string) error {
 	for i := len(d.entries) - 1; i >= 0; i-- {
 		op := d.entries[i]
 		if raw == nil || !under(op.path) && !under(op.from) || !sched.Fault(FaultLostDirent) {
-			kept = append(kept, op)
+			kept = quiet.Push(kept, op)
 			continue
 		}
 		var err error
@@ -138,14 +150,19 @@ func (d *durability) undoEntries(g *engine.G, dir string) error {
 		}
 		g.Log(fmt.Sprintf("simdisk: crash: %s is undone: its directory was not synced since", what))
 	}
-	slices.Reverse(kept)
+	for i, j := 0, len(kept)-1; i < j; i, j = i+1, j-1 {
+		kept[i], kept[j] = kept[j], kept[i]
+	}
 	d.entries = kept
 	return nil
 }
 
 // recreate makes a file at path that holds b, durably (the caller holds
 // the lock).
+//
+//go:norace
 func (d *durability) recreate(raw rawFile, path string, b []byte) error {
+	b = quiet.AppendBytes(nil, b) // a copy of its own: b was read by another goroutine
 	f, err := raw.DstreplayOpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
@@ -156,7 +173,7 @@ func (d *durability) recreate(raw rawFile, path string, b []byte) error {
 	}
 	if fi, err := f.Stat(); err == nil {
 		if id, _, ok := content(path, fi); ok {
-			d.files[id] = bytes.Clone(b)
+			d.files.Set(id, b)
 		}
 	}
 	return nil

@@ -17,8 +17,8 @@ func TestClogCutsEveryLink(t *testing.T) {
 	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
 		n := current()
 		now := vtime.Now()
-		n.clogs.set(a, now.Add(100*time.Millisecond))
-		n.cuts.set(link{b, a}, now.Add(300*time.Millisecond))
+		n.clogs.Set(a, now.Add(100*time.Millisecond))
+		n.cuts.Set(link{b, a}, now.Add(300*time.Millisecond))
 		for _, l := range []struct {
 			from, to string
 			want     time.Duration
@@ -40,7 +40,7 @@ func TestClogCutsEveryLink(t *testing.T) {
 		if heal := n.cut(c, a); !heal.IsZero() {
 			st.Errorf("%s → %s still cut at %v, after the clog", c, a, heal)
 		}
-		if n.clogs.len() != 0 {
+		if n.clogs.Len() != 0 {
 			st.Errorf("the clog is kept after it ended: %v", n.clogs)
 		}
 	})

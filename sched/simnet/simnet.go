@@ -16,6 +16,7 @@ import (
 
 	"github.com/dstgo/dst/entropy"
 	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/quiet"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/native"
 	"github.com/dstgo/dst/vtime"
@@ -74,15 +75,15 @@ const firstPort = 32768
 // server's); the run's other goroutines are the test's node. A partition
 // cuts the links between two nodes.
 type network struct {
-	mu        quietMutex
-	listeners table[netip.AddrPort, *listener]
-	used      table[netip.AddrPort, bool] // every address a listener of the run held
-	unix      table[string, *listener]    // unix listeners by path
-	unixUsed  table[string, bool]
+	mu        quiet.Mutex
+	listeners quiet.Table[netip.AddrPort, *listener]
+	used      quiet.Table[netip.AddrPort, bool] // every address a listener of the run held
+	unix      quiet.Table[string, *listener]    // unix listeners by path
+	unixUsed  quiet.Table[string, bool]
 	nextPort  uint16
-	member    table[int, string]       // the node of each goroutine that accepted, or Node named, by number
-	cuts      table[link, time.Time]   // the links partitioned, until when
-	clogs     table[string, time.Time] // the nodes clogged, until when
+	member    quiet.Table[int, string]       // the node of each goroutine that accepted, or Node named, by number
+	cuts      quiet.Table[link, time.Time]   // the links partitioned, until when
+	clogs     quiet.Table[string, time.Time] // the nodes clogged, until when
 	conns     []*Conn                  // every end of a connection made, in order, for CrashNode
 }
 
@@ -346,8 +347,8 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 	}
 	l := &listener{n: n, network: network, ap: ap, addr: net.TCPAddrFromAddrPort(ap), node: n.listenerNode(ap.String())}
 	l.ready.L = &n.mu
-	n.listeners.set(ap, l)
-	n.used.set(ap, true)
+	n.listeners.Set(ap, l)
+	n.used.Set(ap, true)
 	return goListener(l), nil
 }
 
@@ -356,7 +357,7 @@ func (n *network) listen(network string, ap netip.AddrPort) (net.Listener, error
 //
 //go:norace
 func (n *network) taken(ip netip.Addr, port uint16) bool {
-	for _, ap := range n.listeners.keys {
+	for _, ap := range n.listeners.Keys() {
 		if ap.Port() == port && (ap.Addr() == ip || ap.Addr().IsUnspecified() || ip.IsUnspecified()) {
 			return true
 		}
@@ -369,14 +370,14 @@ func (n *network) taken(ip netip.Addr, port uint16) bool {
 //
 //go:norace
 func (n *network) lookup(ap netip.AddrPort) *listener {
-	if l := n.listeners.at(ap); l != nil {
+	if l := n.listeners.At(ap); l != nil {
 		return l
 	}
 	if !ap.Addr().IsLoopback() {
 		return nil
 	}
 	for _, any := range []netip.Addr{netip.IPv6Unspecified(), netip.IPv4Unspecified()} {
-		if l := n.listeners.at(netip.AddrPortFrom(any, ap.Port())); l != nil {
+		if l := n.listeners.At(netip.AddrPortFrom(any, ap.Port())); l != nil {
 			return l
 		}
 	}
@@ -392,7 +393,7 @@ func (n *network) dial(ctx context.Context, deadline time.Time, network string, 
 	defer n.mu.Unlock()
 	l := n.lookup(ap)
 	raddr := net.TCPAddrFromAddrPort(ap)
-	if l == nil && n.used.at(ap) {
+	if l == nil && n.used.At(ap) {
 		// A listener of the run was there and closed: refused, as Go's
 		// network would.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
@@ -437,7 +438,7 @@ func (n *network) connect(ctx context.Context, deadline time.Time, l *listener, 
 	server.from, server.to = l.node, from
 	client.label()
 	server.label()
-	l.queue = push(l.queue, server)
+	l.queue = quiet.Push(l.queue, server)
 	engine.RaceReleaseMerge(unsafe.Pointer(&l.hb))
 	l.ready.Signal()
 	return goConn(client), nil
@@ -530,7 +531,7 @@ func Node(name string) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.member.set(engine.Current().Num(), name)
+	n.member.Set(engine.Current().Num(), name)
 }
 
 // CrashNode is the crash of the process that is the node named node, in
@@ -551,14 +552,14 @@ func CrashNode(node string, end func()) error {
 	defer n.mu.Unlock()
 	end()
 	var ls []*listener
-	for _, l := range n.listeners.vals {
+	for _, l := range n.listeners.Values() {
 		if l.node == node {
-			ls = push(ls, l)
+			ls = quiet.Push(ls, l)
 		}
 	}
-	for _, l := range n.unix.vals {
+	for _, l := range n.unix.Values() {
 		if l.node == node {
-			ls = push(ls, l)
+			ls = quiet.Push(ls, l)
 		}
 	}
 	// In the order they were made (the tables keep it): closing wakes
@@ -587,7 +588,7 @@ func CrashNode(node string, end func()) error {
 //go:norace
 func (n *network) nodeOf(g *engine.G) string {
 	for ; g != nil; g = g.Parent() {
-		if node, ok := n.member.get(g.Num()); ok {
+		if node, ok := n.member.Get(g.Num()); ok {
 			return node
 		}
 	}
@@ -616,8 +617,8 @@ func (n *network) partition(from, to string) {
 		ways = ways[1:]
 	}
 	for _, w := range ways {
-		if heal.After(n.cuts.at(w)) {
-			n.cuts.set(w, heal)
+		if heal.After(n.cuts.At(w)) {
+			n.cuts.Set(w, heal)
 		}
 	}
 	what := fmt.Sprintf("%s and %s cannot reach each other", from, to)
@@ -639,8 +640,8 @@ func (n *network) clog(from, to string) {
 	}
 	g := engine.Current()
 	d := time.Duration(g.Source().At(clogKey).IntRange(1, int(g.FaultBound(FaultClog, DefaultClog))))
-	if heal := vtime.Now().Add(d); heal.After(n.clogs.at(to)) {
-		n.clogs.set(to, heal)
+	if heal := vtime.Now().Add(d); heal.After(n.clogs.At(to)) {
+		n.clogs.Set(to, heal)
 	}
 	g.Log(fmt.Sprintf("simnet: clog: %s stops sending and receiving for %v", to, d))
 }
@@ -650,7 +651,7 @@ func (n *network) clog(from, to string) {
 //
 //go:norace
 func (n *network) cut(from, to string) time.Time {
-	if n.cuts.len() == 0 && n.clogs.len() == 0 {
+	if n.cuts.Len() == 0 && n.clogs.Len() == 0 {
 		return time.Time{}
 	}
 	now := vtime.Now()
@@ -667,13 +668,13 @@ func (n *network) cut(from, to string) time.Time {
 // zero, and it is forgotten).
 //
 //go:norace
-func until[K comparable](m *table[K, time.Time], k K, now time.Time) time.Time {
-	heal, ok := m.get(k)
+func until[K comparable](m *quiet.Table[K, time.Time], k K, now time.Time) time.Time {
+	heal, ok := m.Get(k)
 	if !ok {
 		return time.Time{}
 	}
 	if !now.Before(heal) {
-		m.del(k)
+		m.Del(k)
 		return time.Time{}
 	}
 	return heal
@@ -705,13 +706,13 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	addr := &net.UnixAddr{Name: path, Net: "unix"}
-	if n.unix.at(path) != nil {
+	if n.unix.At(path) != nil {
 		return nil, &net.OpError{Op: "listen", Net: "unix", Addr: addr, Err: os.NewSyscallError("bind", syscall.EADDRINUSE)}
 	}
 	l := &listener{n: n, network: "unix", path: path, addr: addr, node: n.listenerNode(path)}
 	l.ready.L = &n.mu
-	n.unix.set(path, l)
-	n.unixUsed.set(path, true)
+	n.unix.Set(path, l)
+	n.unixUsed.Set(path, true)
 	return goListener(l), nil
 }
 
@@ -722,10 +723,10 @@ func (n *network) listenUnix(path string) (net.Listener, error) {
 func (n *network) dialUnix(ctx context.Context, deadline time.Time, path string) (c net.Conn, err error, ok bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	l := n.unix.at(path)
+	l := n.unix.At(path)
 	raddr := &net.UnixAddr{Name: path, Net: "unix"}
 	switch {
-	case l == nil && n.unixUsed.at(path):
+	case l == nil && n.unixUsed.At(path):
 		// Closing a unix listener removes its socket file.
 		return nil, &net.OpError{Op: "dial", Net: "unix", Addr: raddr, Err: os.NewSyscallError("connect", syscall.ENOENT)}, true
 	case l == nil:
@@ -745,7 +746,7 @@ func (n *network) pair(network string, a, b net.Addr) (*Conn, *Conn) {
 	}
 	ca := &Conn{n: n, network: network, local: a, remote: b, in: ba, out: ab}
 	cb := &Conn{n: n, network: network, local: ca.remote, remote: ca.local, in: ab, out: ba}
-	n.conns = push(push(n.conns, ca), cb)
+	n.conns = quiet.Push(quiet.Push(n.conns, ca), cb)
 	return ca, cb
 }
 
@@ -783,7 +784,7 @@ func (l *listener) Accept() (net.Conn, error) {
 			l.queue = l.queue[1:]
 			engine.RaceAcquire(unsafe.Pointer(&l.hb))
 			if g := engine.Current(); g != nil && l.n.nodeOf(g) == testNode {
-				l.n.member.set(g.Num(), l.node) // the server's goroutine: its node's
+				l.n.member.Set(g.Num(), l.node) // the server's goroutine: its node's
 			}
 			return c, nil
 		}
@@ -827,9 +828,9 @@ func (l *listener) Close() error {
 func (l *listener) close() {
 	l.closed = true
 	if l.network == "unix" {
-		l.n.unix.del(l.path)
+		l.n.unix.Del(l.path)
 	} else {
-		l.n.listeners.del(l.ap)
+		l.n.listeners.Del(l.ap)
 	}
 	for _, c := range l.queue {
 		c.abort()
@@ -927,7 +928,7 @@ func (p *pipe) next() time.Time {
 //
 //go:norace
 func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
-	p.buf = appendBytes(p.buf, b)
+	p.buf = quiet.AppendBytes(p.buf, b)
 	if len(p.late) > 0 && at.Before(p.late[len(p.late)-1].at) {
 		at = p.late[len(p.late)-1].at
 	}
@@ -937,7 +938,7 @@ func (p *pipe) send(b []byte, at, now time.Time) time.Duration {
 	if k := len(p.late) - 1; k >= 0 && p.late[k].at.Equal(at) {
 		p.late[k].n += len(b)
 	} else {
-		p.late = push(p.late, segment{len(b), at})
+		p.late = quiet.Push(p.late, segment{len(b), at})
 	}
 	p.lateN += len(b)
 	return at.Sub(now)
