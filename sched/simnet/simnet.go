@@ -84,7 +84,7 @@ type network struct {
 	member    quiet.Table[int, string]       // the node of each goroutine that accepted, or Node named, by number
 	cuts      quiet.Table[link, time.Time]   // the links partitioned, until when
 	clogs     quiet.Table[string, time.Time] // the nodes clogged, until when
-	conns     []*Conn                  // every end of a connection made, in order, for CrashNode
+	conns     []*Conn                        // every end of a connection made, in order, for CrashNode
 }
 
 // link is the direction from one node to another.
