@@ -22,7 +22,8 @@ var layers = []struct {
 	within [][2]string // allowed imports inside the layer: {importer, imported}
 }{
 	{name: "foundations", pkgs: []string{"entropy", "internal/event", "internal/atomicfile", "internal/gotest", "internal/chanlink"}},
-	{name: "engine and trace format", pkgs: []string{"internal/engine", "trace"}},
+	{name: "engine and trace format", pkgs: []string{"internal/engine", "internal/quiet", "trace"},
+		within: [][2]string{{"internal/quiet", "internal/engine"}}},
 	{name: "schedule", pkgs: []string{"internal/schedule"}},
 	{name: "shims", pkgs: []string{"sched", "sched/atomic", "chans", "vtime", "sched/context", "sched/native", "sched/native/boundary", "sched/simnet", "sched/simdisk"},
 		within: [][2]string{{"vtime", "chans"}, {"sched/context", "chans"}, {"sched/context", "vtime"},
