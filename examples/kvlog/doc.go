@@ -8,8 +8,10 @@
 // written, before the loop has synced it: a power failure between the two
 // loses a write the client was told had succeeded. The fixed twin answers
 // only once a sync covers the record. On start, the store reads the log
-// back, and cuts off a record the crash tore (a last line without its
-// newline).
+// back, cuts off a record the crash tore (a last line without its
+// newline), and syncs the log's directory, so that a log it has just
+// created is not lost with the directory's unsynced entries (which
+// -dst.faults=disk.lost-dirent=p makes a crash undo).
 //
 // Nothing shows the bug without a crash; under
 //

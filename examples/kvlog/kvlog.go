@@ -73,6 +73,25 @@ func (s *Store) open(path string) error {
 	}
 	s.log, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	s.written, s.durable = int64(len(whole)), int64(len(whole))
+	if err != nil {
+		return err
+	}
+	// A log just created is in its directory for good once the directory
+	// is synced: else a crash may lose the file, and every record with it.
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir syncs the directory dir: the files created in it, renamed into it
+// or removed from it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 

@@ -78,11 +78,12 @@ var moduleRoot = func() string {
 
 // ours reports whether a frame (its file and function) belongs to the tool
 // or the runtime rather than to the code under test: by the package of its
-// function, or by the directory of its file. iter.Pull's frames count as
-// the runtime's: they run every managed goroutine.
+// function, or by the directory of its file (or its name, for the file
+// the overlay adds to a standard package). iter.Pull's frames count as the
+// runtime's: they run every managed goroutine.
 func ours(file, function string) bool {
 	pkg := funcPackage(function)
-	if pkg == "runtime" || pkg == "iter" {
+	if pkg == "runtime" || pkg == "iter" || filepath.Base(file) == OverlayFile {
 		return true
 	}
 	if strings.HasSuffix(file, "_test.go") {
@@ -94,6 +95,10 @@ func ours(file, function string) bool {
 	rest, ok := strings.CutPrefix(file, moduleRoot)
 	return ok && moduleRoot != "" && toolPackage(filepath.ToSlash(filepath.Dir(rest)))
 }
+
+// OverlayFile is the name of the file dstreplay test's overlay adds to a
+// standard package (net, os) for its hooks: the tool's code.
+const OverlayFile = "zz_dstreplay_sim.go"
 
 // toolPackage reports whether dir, relative to the module's root, is one of
 // toolPackages.

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/dstgo/dst/internal/engine"
 )
 
 // Hooks in standard packages (netsim.go's in net, ossim.go's in os).
@@ -35,7 +37,7 @@ type stdHooks struct {
 	need  string    // a file its build must have: the system the hooks were written for
 	field [2]string // a struct type to add a field to, and the field ("" for none)
 	hooks []hook
-	added string // the file the overlay adds (zz_dstreplay_sim.go)
+	added string // the file the overlay adds (engine.OverlayFile)
 	what  string // what a build without the hooks lacks, for the note
 }
 
@@ -141,7 +143,7 @@ func (h *stdHooks) edit(dir string, goFiles []string) (map[string]string, error)
 			return nil, fmt.Errorf("%s has no %s", h.pkg, k.sig)
 		}
 	}
-	out := map[string]string{filepath.Join(dir, "zz_dstreplay_sim.go"): h.added}
+	out := map[string]string{filepath.Join(dir, engine.OverlayFile): h.added}
 	for path, ins := range edits {
 		slices.SortFunc(ins, func(a, b insertion) int { return a.at - b.at })
 		src := texts[path]
