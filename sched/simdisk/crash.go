@@ -34,6 +34,7 @@ type durability struct {
 	// and by file.
 	seen quiet.Table[*os.File, *engine.Obj]
 	objs quiet.Table[fileID, *engine.Obj]
+	big  quiet.Table[fileID, bool] // the files said to be too large to track
 	// The changes of directories' entries not durable yet, in order
 	// (entries.go).
 	entries []entryOp
@@ -53,16 +54,48 @@ func tracker(g *engine.G) *durability {
 	return d
 }
 
+// MaxTracked is the size of the largest file whose content a run keeps
+// for Crash: knowing what a file holds costs a read of all of it at the
+// run's first write to each handle of it and at each of its syncs. A
+// crash leaves a larger file as it is, and the run's log says so.
+const MaxTracked = 4 << 20
+
 // content is the identity of the regular file at path, which fi
-// describes, and what it holds; ok is false for any other file, or one
-// that cannot be read.
+// describes, and what it holds; ok is false for any other file, one larger
+// than MaxTracked, or one that cannot be read.
 func content(path string, fi fs.FileInfo) (id fileID, b []byte, ok bool) {
-	st, isStat := fi.Sys().(*syscall.Stat_t)
-	if !isStat || !fi.Mode().IsRegular() {
-		return fileID{}, nil, false
+	id, ok = identity(fi)
+	if !ok || fi.Size() > MaxTracked {
+		return id, nil, false
 	}
 	b, err := readQuiet(path)
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, b, err == nil
+	return id, b, err == nil
+}
+
+// identity is the device and inode of the regular file fi describes.
+func identity(fi fs.FileInfo) (fileID, bool) {
+	st, isStat := fi.Sys().(*syscall.Stat_t)
+	if !isStat || !fi.Mode().IsRegular() {
+		return fileID{}, false
+	}
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, true
+}
+
+// untracked forgets what the run knew of the regular file fi describes,
+// at path, when it is larger than MaxTracked, and says so once (the
+// caller holds the lock).
+//
+//go:norace
+func (d *durability) untracked(g *engine.G, path string, fi fs.FileInfo) {
+	id, ok := identity(fi)
+	if !ok || fi.Size() <= MaxTracked {
+		return
+	}
+	d.files.Del(id)
+	if !d.big.At(id) {
+		d.big.Set(id, true)
+		g.Log(fmt.Sprintf("simdisk: %s is larger than %d bytes: a crash leaves it as it is", stableName(path), MaxTracked))
+	}
 }
 
 // beforeWrite records, before the run's first write to f, what f holds:
@@ -79,7 +112,9 @@ func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 	}
 	var o *engine.Obj
 	if fi, err := f.Stat(); err == nil {
-		if id, ok := d.keep(f.Name(), fi); ok {
+		d.untracked(g, f.Name(), fi)
+		d.keep(f.Name(), fi)
+		if id, ok := identity(fi); ok {
 			o = d.obj(id, f.Name())
 		}
 	}
@@ -148,14 +183,20 @@ func synced(g *engine.G, f *os.File, took time.Duration) {
 		d.mu.Unlock()
 		return
 	}
-	if id, b, ok := content(f.Name(), fi); ok {
-		d := tracker(g)
-		d.mu.Lock()
-		d.files.Set(id, b)
-		o := d.obj(id, f.Name())
-		d.mu.Unlock()
-		g.IO(engine.OpSync, o, engine.KindFile, int64(len(b)), 0, took)
+	id, regular := identity(fi)
+	if !regular {
+		return
 	}
+	id, b, ok := content(f.Name(), fi)
+	d := tracker(g)
+	d.mu.Lock()
+	if ok {
+		d.files.Set(id, b)
+	}
+	d.untracked(g, f.Name(), fi)
+	o := d.obj(id, f.Name())
+	d.mu.Unlock()
+	g.IO(engine.OpSync, o, engine.KindFile, fi.Size(), 0, took)
 }
 
 var tearKey = entropy.KeyOf("simdisk.crash.tear")

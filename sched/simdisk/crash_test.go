@@ -135,3 +135,41 @@ func TestCrashFindsAckBeforeSync(t *testing.T) {
 		}
 	}
 }
+
+// TestCrashLeavesBigFiles: a file larger than MaxTracked is not read at
+// each sync, and a crash leaves it as it is, saying so; a small one beside
+// it loses what was not synced.
+func TestCrashLeavesBigFiles(t *testing.T) {
+	dir := t.TempDir()
+	big, small := filepath.Join(dir, "big"), filepath.Join(dir, "small")
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		for _, p := range []string{big, small} {
+			f, err := os.Create(p)
+			if err != nil {
+				st.Fatal(err)
+			}
+			if p == big {
+				simdisk.Write(f, make([]byte, simdisk.MaxTracked+1))
+			}
+			simdisk.Write(f, []byte("synced"))
+			simdisk.Sync(f)
+			simdisk.Write(f, []byte(", not synced"))
+			f.Close()
+		}
+		if err := simdisk.Crash(dir); err != nil {
+			st.Fatal(err)
+		}
+		if fi, _ := os.Stat(big); fi.Size() != simdisk.MaxTracked+1+int64(len("synced, not synced")) {
+			st.Errorf("the big file: %d bytes", fi.Size())
+		}
+		if b, _ := os.ReadFile(small); string(b) != "synced" && !strings.HasPrefix(string(b), "synced,") {
+			st.Errorf("the small file: %q", b)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if !strings.Contains(strings.Join(res.Logs, "\n"), "is larger than") {
+		t.Errorf("the log: %q", res.Logs)
+	}
+}
