@@ -3,6 +3,7 @@ package simdisk
 import (
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/dstgo/dst/internal/engine"
 )
@@ -42,12 +43,35 @@ var osHooked = func() bool {
 	return ok
 }()
 
+// testLogFile is the file go test's -test.testlogfile names, if any. The
+// testing package writes to it, through a bufio.Writer, under a lock that
+// its os.Getenv, os.Open and os.Stat take too: its writes are Go's own,
+// never simdisk's, whose work (os.TempDir, for a file's name) would take
+// that lock again and wait for ever.
+var testLogFile = func() string {
+	for i, a := range os.Args {
+		for _, flag := range []string{"-test.testlogfile", "--test.testlogfile"} {
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				return v
+			}
+			if a == flag && i+1 < len(os.Args) {
+				return os.Args[i+1]
+			}
+		}
+	}
+	return ""
+}()
+
+// managed reports whether f's writes and syncs are simdisk's inside a run
+// (all but the test log's).
+func managed(f *os.File) bool { return f == nil || testLogFile == "" || f.Name() != testLogFile }
+
 // fileHook is what package os calls for a file's writes and syncs.
 type fileHook struct{}
 
 func (fileHook) Write(f *os.File, b []byte) (int, error) {
 	r := any(f).(rawFile)
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && managed(f) {
 		return write(g, f, len(b), -1, func(k int) (int, error) { return r.DstreplayWrite(b[:k]) })
 	}
 	return r.DstreplayWrite(b)
@@ -55,7 +79,7 @@ func (fileHook) Write(f *os.File, b []byte) (int, error) {
 
 func (fileHook) WriteAt(f *os.File, b []byte, off int64) (int, error) {
 	r := any(f).(rawFile)
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && managed(f) {
 		return write(g, f, len(b), off, func(k int) (int, error) { return r.DstreplayWriteAt(b[:k], off) })
 	}
 	return r.DstreplayWriteAt(b, off)
@@ -63,7 +87,7 @@ func (fileHook) WriteAt(f *os.File, b []byte, off int64) (int, error) {
 
 func (fileHook) Sync(f *os.File) error {
 	r := any(f).(rawFile)
-	if g := engine.Current(); g != nil {
+	if g := engine.Current(); g != nil && managed(f) {
 		return sync(g, f, r.DstreplaySync)
 	}
 	return r.DstreplaySync()
