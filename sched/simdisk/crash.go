@@ -25,9 +25,12 @@ import (
 // Its state is package quiet's, read and written in norace functions: a
 // lock around it that the race detector saw would order every goroutine
 // that writes a file after every other, and hide their races, which Go's
-// file system does not order.
+// file system does not order. It has no lock at all: a run's goroutines
+// run one at a time, and nothing that reads or writes it is a scheduling
+// point. A write has none either, since code of Go's own writes to files
+// under locks of Go's own (package log's Logger): a switch there would
+// leave another goroutine blocked on such a lock, outside the scheduler.
 type durability struct {
-	mu    quiet.Mutex
 	files quiet.Table[fileID, []byte]
 	// The files written to, each looked at once, and the object that
 	// names each in the run's trace, by handle (nil: not a regular file)
@@ -82,8 +85,7 @@ func identity(fi fs.FileInfo) (fileID, bool) {
 }
 
 // untracked forgets what the run knew of the regular file fi describes,
-// at path, when it is larger than MaxTracked, and says so once (the
-// caller holds the lock).
+// at path, when it is larger than MaxTracked, and says so once.
 //
 //go:norace
 func (d *durability) untracked(g *engine.G, path string, fi fs.FileInfo) {
@@ -105,8 +107,6 @@ func (d *durability) untracked(g *engine.G, path string, fi fs.FileInfo) {
 //go:norace
 func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 	d := tracker(g)
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if o, seen := d.seen.Get(f); seen || f == nil {
 		return o
 	}
@@ -123,8 +123,8 @@ func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 }
 
 // keep records what the file at path, described by fi, holds, unless the
-// run knows what is durable of it already (the caller holds the lock). ok
-// says it is a regular file, id.
+// run knows what is durable of it already. ok says it is a regular file,
+// id.
 //
 //go:norace
 func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
@@ -137,8 +137,7 @@ func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
 	return id, ok
 }
 
-// obj is the object that names the file id, at path, in the run's trace
-// (the caller holds the lock).
+// obj is the object that names the file id, at path, in the run's trace.
 //
 //go:norace
 func (d *durability) obj(id fileID, path string) *engine.Obj {
@@ -161,9 +160,7 @@ func beforeTruncate(g *engine.G, path string) {
 		return
 	}
 	d := tracker(g)
-	d.mu.Lock()
 	d.keep(path, fi)
-	d.mu.Unlock()
 }
 
 // synced records that what f holds now is durable, after a sync that
@@ -178,9 +175,7 @@ func synced(g *engine.G, f *os.File, took time.Duration) {
 	}
 	if fi.IsDir() {
 		d := tracker(g)
-		d.mu.Lock()
 		d.dirSynced(f.Name())
-		d.mu.Unlock()
 		return
 	}
 	id, regular := identity(fi)
@@ -189,13 +184,11 @@ func synced(g *engine.G, f *os.File, took time.Duration) {
 	}
 	id, b, ok := content(f.Name(), fi)
 	d := tracker(g)
-	d.mu.Lock()
 	if ok {
 		d.files.Set(id, b)
 	}
 	d.untracked(g, f.Name(), fi)
 	o := d.obj(id, f.Name())
-	d.mu.Unlock()
 	g.IO(engine.OpSync, o, engine.KindFile, fi.Size(), 0, took)
 }
 
@@ -226,8 +219,6 @@ func Crash(dir string) error {
 	}
 	d := tracker(g)
 	sched.Yield() // a crash may come at any point
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if err := d.undoEntries(g, dir); err != nil {
 		return err
 	}
@@ -239,8 +230,7 @@ func Crash(dir string) error {
 	})
 }
 
-// crashFile is Crash of the regular file at path (the caller holds the
-// lock).
+// crashFile is Crash of the regular file at path.
 //
 //go:norace
 func (d *durability) crashFile(g *engine.G, path string, e fs.DirEntry) error {

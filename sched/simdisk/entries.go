@@ -50,9 +50,7 @@ func changed(g *engine.G, op entryOp) {
 		}
 	}
 	d := tracker(g)
-	d.mu.Lock()
 	d.entries = quiet.Push(d.entries, op)
-	d.mu.Unlock()
 }
 
 // absolute is path made absolute, as it is when the run records it.
@@ -78,16 +76,13 @@ func durableOf(g *engine.G, path string) (b []byte, had bool) {
 		return nil, false
 	}
 	d := tracker(g)
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if durable, known := d.files.Get(id); known {
 		return quiet.AppendBytes(nil, durable), true
 	}
 	return cur, true
 }
 
-// dirSynced makes durable what changed in the directory dir (the caller
-// holds the lock).
+// dirSynced makes durable what changed in the directory dir.
 //
 //go:norace
 func (d *durability) dirSynced(dir string) {
@@ -109,8 +104,7 @@ func (d *durability) dirSynced(dir string) {
 }
 
 // undoEntries undoes, last first, the changes under dir that are not
-// durable and that FaultLostDirent picks, with Go's own os (the caller
-// holds the lock).
+// durable and that FaultLostDirent picks, with Go's own os.
 //
 //go:norace
 func (d *durability) undoEntries(g *engine.G, dir string) error {
@@ -157,8 +151,7 @@ func (d *durability) undoEntries(g *engine.G, dir string) error {
 	return nil
 }
 
-// recreate makes a file at path that holds b, durably (the caller holds
-// the lock).
+// recreate makes a file at path that holds b, durably.
 //
 //go:norace
 func (d *durability) recreate(raw rawFile, path string, b []byte) error {
