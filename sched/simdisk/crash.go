@@ -123,18 +123,18 @@ func beforeWrite(g *engine.G, f *os.File) *engine.Obj {
 }
 
 // keep records what the file at path, described by fi, holds, unless the
-// run knows what is durable of it already. ok says it is a regular file,
-// id.
+// run knows what is durable of it already (then it reads nothing).
 //
 //go:norace
-func (d *durability) keep(path string, fi fs.FileInfo) (id fileID, ok bool) {
-	id, b, ok := content(path, fi)
-	if ok {
-		if _, known := d.files.Get(id); !known {
-			d.files.Set(id, b)
-		}
+func (d *durability) keep(path string, fi fs.FileInfo) {
+	if id, ok := identity(fi); !ok {
+		return
+	} else if _, known := d.files.Get(id); known {
+		return
 	}
-	return id, ok
+	if id, b, ok := content(path, fi); ok {
+		d.files.Set(id, b)
+	}
 }
 
 // obj is the object that names the file id, at path, in the run's trace.
