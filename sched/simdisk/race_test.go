@@ -2,13 +2,11 @@ package simdisk_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simdisk"
@@ -57,11 +55,7 @@ var raceBodies = map[string]func(*schedtest.T){
 
 // TestChildRaceEdges is the child TestRaceEdges runs.
 func TestChildRaceEdges(t *testing.T) {
-	body, ok := raceBodies[os.Getenv("DST_CHILD")]
-	if !ok {
-		t.Skip("run by TestRaceEdges")
-	}
-	schedtest.TestWith(t, schedtest.Options{Iterations: 30, Seed: 1, Strategy: "random"}, body)
+	testutil.RaceChild(t, schedtest.Options{Iterations: 30, Seed: 1, Strategy: "random"}, raceBodies)
 }
 
 // TestRaceEdges (under -race): the race detector sees the disk as Go's.
@@ -71,16 +65,5 @@ func TestChildRaceEdges(t *testing.T) {
 // every write took, ordered every writer after every other, and the race
 // between the writers passed.
 func TestRaceEdges(t *testing.T) {
-	if !engine.RaceEnabled {
-		t.Skip("needs -race")
-	}
-	for mode, wantRace := range map[string]bool{"files": true, "crash": false} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestChildRaceEdges$", "-test.v")
-		cmd.Env = append(os.Environ(), "DST_CHILD="+mode, "DST_DIR=off")
-		out, err := cmd.CombinedOutput()
-		raced := strings.Contains(string(out), "sched: data race in schedule")
-		if raced != wantRace || wantRace == (err == nil) {
-			t.Errorf("%s: race reported %v, want %v (%v):\n%s", mode, raced, wantRace, err, out)
-		}
-	}
+	testutil.RaceChildren(t, "TestChildRaceEdges", map[string]bool{"files": true, "crash": false})
 }

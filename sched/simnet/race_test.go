@@ -2,13 +2,10 @@ package simnet_test
 
 import (
 	"io"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/dstgo/dst/internal/engine"
+	"github.com/dstgo/dst/internal/testutil"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simnet"
@@ -68,11 +65,7 @@ var raceBodies = map[string]func(*schedtest.T){
 
 // TestChildRaceEdges is the child TestRaceEdges runs.
 func TestChildRaceEdges(t *testing.T) {
-	body, ok := raceBodies[os.Getenv("DST_CHILD")]
-	if !ok {
-		t.Skip("run by TestRaceEdges")
-	}
-	schedtest.TestWith(t, schedtest.Options{Iterations: 50, Seed: 1, Strategy: "random"}, body)
+	testutil.RaceChild(t, schedtest.Options{Iterations: 50, Seed: 1, Strategy: "random"}, raceBodies)
 }
 
 // TestRaceEdges (under -race): the race detector sees the simulated
@@ -82,16 +75,5 @@ func TestChildRaceEdges(t *testing.T) {
 // one lock of the network's ordered every goroutine that used it after
 // every other, and the race across connections passed.
 func TestRaceEdges(t *testing.T) {
-	if !engine.RaceEnabled {
-		t.Skip("needs -race")
-	}
-	for mode, wantRace := range map[string]bool{"across": true, "through": false} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestChildRaceEdges$", "-test.v")
-		cmd.Env = append(os.Environ(), "DST_CHILD="+mode, "DST_DIR=off")
-		out, err := cmd.CombinedOutput()
-		raced := strings.Contains(string(out), "sched: data race in schedule")
-		if raced != wantRace || wantRace == (err == nil) {
-			t.Errorf("%s: race reported %v, want %v (%v):\n%s", mode, raced, wantRace, err, out)
-		}
-	}
+	testutil.RaceChildren(t, "TestChildRaceEdges", map[string]bool{"across": true, "through": false})
 }
