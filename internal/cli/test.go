@@ -43,8 +43,8 @@ sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
 -dst.faults gives them a probability: net.delay, net.partition, net.clog, net.reset,
 net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a test
 whose service runs as the nodes of a sched/cluster (with disk.lost-dirent, a crash also undoes
-the creations, renames and removals its directory had not synced). Package net and package os
-get hooks of the tool's too: a simulated listener or connection is Go's own *net.TCPListener
+the creations, renames and removals, of files and of directories, its directories had not
+synced). Package net and package os get hooks of the tool's too: a simulated listener or connection is Go's own *net.TCPListener
 or *net.TCPConn, and every write and sync of an *os.File, direct or through a bufio.Writer,
 meets the disk's faults.
 

@@ -78,6 +78,21 @@ func (g *G) Fault(name string) bool {
 	return true
 }
 
+// FaultPossible reports whether the named fault may fire in the run from
+// now on: its probability is above 0 and StopFaults was not called. It
+// draws nothing, so that a fault point may skip work its fault alone
+// needs.
+//
+//go:norace
+func (g *G) FaultPossible(name string) bool {
+	r := g.run
+	p, ok := r.cfg.Faults[name]
+	if !ok {
+		p = r.cfg.FaultProbability
+	}
+	return !r.faultOff && p > 0
+}
+
 // FaultBound is how long the named fault may last when it fires: the
 // bound the run was given for it (Config.FaultBounds), else def.
 func (g *G) FaultBound(name string, def time.Duration) time.Duration {

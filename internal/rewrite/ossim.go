@@ -12,8 +12,9 @@ package rewrite
 // does what it does for the direct calls, inside a run, and writes as Go
 // does outside one), ReadFrom takes the generic copy inside a run (whose
 // writes are Write's, not copy_file_range's), and OpenFile, Rename and
-// Remove hand over too, so that simdisk knows what a truncation, a
-// creation, a rename or a removal changed, for a crash to give back. Each
+// Remove, Mkdir (which MkdirAll and MkdirTemp call) and RemoveAll hand
+// over too, so that simdisk knows what a truncation, a creation, a rename
+// or a removal changed, for a crash to give back. Each
 // hooked function becomes a one-line wrapper of the original, renamed on
 // the same line (dstWrite, ...), which simdisk calls to do as Go does.
 
@@ -42,6 +43,10 @@ var osHooks = []hook{
 		"if dstFile != nil { return dstFile.Rename(oldpath, newpath) }; return dstRename(oldpath, newpath) }; func dstRename(oldpath, newpath string) error {"},
 	{"", "Remove", "func Remove(name string) error",
 		"if dstFile != nil { return dstFile.Remove(name) }; return dstRemove(name) }; func dstRemove(name string) error {"},
+	{"", "Mkdir", "func Mkdir(name string, perm FileMode) error",
+		"if dstFile != nil { return dstFile.Mkdir(name, perm) }; return dstMkdir(name, perm) }; func dstMkdir(name string, perm FileMode) error {"},
+	{"", "RemoveAll", "func RemoveAll(path string) error",
+		"if dstFile != nil { return dstFile.RemoveAll(path) }; return dstRemoveAll(path) }; func dstRemoveAll(path string) error {"},
 }
 
 // osSimFile is the file the overlay adds to os.
@@ -59,6 +64,8 @@ type dstFileHook interface {
 	OpenFile(name string, flag int, perm FileMode) (*File, error)
 	Rename(oldpath, newpath string) error
 	Remove(name string) error
+	Mkdir(name string, perm FileMode) error
+	RemoveAll(path string) error
 }
 
 // dstFile is sched/simdisk's, set when it starts.
@@ -88,4 +95,10 @@ func (f *File) DstreplayRename(oldpath, newpath string) error { return dstRename
 
 // DstreplayRemove is Go's own Remove.
 func (f *File) DstreplayRemove(name string) error { return dstRemove(name) }
+
+// DstreplayMkdir is Go's own Mkdir.
+func (f *File) DstreplayMkdir(name string, perm FileMode) error { return dstMkdir(name, perm) }
+
+// DstreplayRemoveAll is Go's own RemoveAll.
+func (f *File) DstreplayRemoveAll(path string) error { return dstRemoveAll(path) }
 `

@@ -202,8 +202,8 @@ var tearKey = entropy.KeyOf("simdisk.crash.tear")
 // entropy, which the disk had written back before the power went (a torn
 // write). Files the run did not write this way stay as they are. Where
 // package os hands its changes over (the overlay's hooks), a creation,
-// rename or removal under dir whose directory was not synced since is
-// undone first, each with FaultLostDirent's probability; without them, or
+// rename or removal under dir (of a file, a directory or, by RemoveAll, a
+// tree) whose directory was not synced since is undone first, each with FaultLostDirent's probability; without them, or
 // with that fault off (its default), directories stay as they are. Stop
 // what writes under dir (close its files) first, then start it again on
 // dir, as a machine that reboots.

@@ -32,8 +32,11 @@
 // last Sync, with a drawn part of what was appended since (a torn write),
 // so that a store that acknowledges before it syncs loses what it
 // acknowledged. What was written stays on the real file system, which
-// stands for the disk's cache: files are not simulated, and directories,
-// renames and removals stay as they are.
+// stands for the disk's cache: files are not simulated. With the hooks and
+// FaultLostDirent, a crash also undoes what was created, renamed or
+// removed (files; directories, by Mkdir, MkdirAll or MkdirTemp; trees, by
+// RemoveAll) in a directory that was not synced since; without them,
+// directories stay as they are.
 //
 // In a traced run, each regular file written is an object named by its path
 // (one for every handle of the file), and each write (its offset and

@@ -17,7 +17,7 @@ import (
 // rewrite sends here are.
 
 // rawFile is Go's own writes and syncs of a file, and its OpenFile,
-// Rename and Remove, which the overlay adds.
+// Rename, Remove, Mkdir and RemoveAll, which the overlay adds.
 type rawFile interface {
 	DstreplayWrite([]byte) (int, error)
 	DstreplayWriteAt([]byte, int64) (int, error)
@@ -25,6 +25,8 @@ type rawFile interface {
 	DstreplayOpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
 	DstreplayRename(oldpath, newpath string) error
 	DstreplayRemove(name string) error
+	DstreplayMkdir(name string, perm fs.FileMode) error
+	DstreplayRemoveAll(path string) error
 }
 
 // rawOS is Go's own os, where it is hooked; nil otherwise.
@@ -103,9 +105,12 @@ func (fileHook) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, err
 	if g == nil || flag&(os.O_CREATE|os.O_TRUNC) == 0 {
 		return raw.DstreplayOpenFile(name, flag, perm)
 	}
-	_, err := os.Lstat(name)
-	existed := err == nil
-	if existed && flag&os.O_TRUNC != 0 {
+	existed := true
+	if recording(g) {
+		_, err := os.Lstat(name)
+		existed = err == nil
+	}
+	if flag&os.O_TRUNC != 0 {
 		beforeTruncate(g, name)
 	}
 	f, err := raw.DstreplayOpenFile(name, flag, perm)
@@ -119,7 +124,7 @@ func (fileHook) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, err
 func (fileHook) Rename(oldpath, newpath string) error {
 	raw := rawOS()
 	g := engine.Current()
-	if g == nil {
+	if g == nil || !recording(g) {
 		return raw.DstreplayRename(oldpath, newpath)
 	}
 	op := entryOp{kind: renamed, path: newpath, from: oldpath}
@@ -135,18 +140,50 @@ func (fileHook) Rename(oldpath, newpath string) error {
 func (fileHook) Remove(name string) error {
 	raw := rawOS()
 	g := engine.Current()
-	if g == nil {
+	if g == nil || !recording(g) {
 		return raw.DstreplayRemove(name)
 	}
 	op := entryOp{kind: removed, path: name}
 	if fi, err := os.Lstat(name); err == nil && fi.IsDir() {
-		op.kind = removedDir
+		op.kind, op.mode = removedDir, fi.Mode()
 	} else {
 		op.saved, op.had = durableOf(g, name)
 	}
 	err := raw.DstreplayRemove(name)
 	if err == nil {
 		changed(g, op)
+	}
+	return err
+}
+
+// Mkdir records, inside a run, the directory it made (MkdirAll's and
+// MkdirTemp's too, which call it).
+func (fileHook) Mkdir(name string, perm fs.FileMode) error {
+	raw := rawOS()
+	err := raw.DstreplayMkdir(name, perm)
+	if g := engine.Current(); g != nil && err == nil && recording(g) {
+		changed(g, entryOp{kind: createdDir, path: name})
+	}
+	return err
+}
+
+// RemoveAll records, inside a run, the tree it removed and what its files
+// held, durably. A file or an empty directory is Remove's, which
+// RemoveAll calls first.
+func (fileHook) RemoveAll(path string) error {
+	raw := rawOS()
+	g := engine.Current()
+	if g == nil || !recording(g) {
+		return raw.DstreplayRemoveAll(path)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return raw.DstreplayRemoveAll(path)
+	}
+	op := entryOp{kind: removedTree, path: path, mode: fi.Mode(), tree: savedTree(g, path)}
+	err = raw.DstreplayRemoveAll(path)
+	if _, gone := os.Lstat(path); gone != nil && len(op.tree) > 0 {
+		changed(g, op) // (an empty directory's removal is Remove's)
 	}
 	return err
 }

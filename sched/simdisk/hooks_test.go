@@ -180,3 +180,105 @@ func TestLostDirent(t *testing.T) {
 		})
 	}
 }
+
+// TestLostDirentTrees: with the hooks and FaultLostDirent, a crash undoes
+// directories made (MkdirAll) and trees removed (RemoveAll) whose parent
+// was not synced since: the tree comes back with its files, subdirectories
+// and links, and a directory made gone takes with it what was synced
+// inside. The crash's own directory stays, though the run made it.
+func TestLostDirentTrees(t *testing.T) {
+	if !osHooked(t) {
+		t.Skip("package os has no hooks here: nothing sees a mkdir")
+	}
+	for _, c := range []struct {
+		name    string
+		p       float64
+		syncDir bool
+		newDirs string // which of new and new/deep are there after the crash
+		oldBack bool
+	}{
+		{"no directory sync", 1, false, "", true},
+		{"the parent synced", 1, true, "new", false},
+		{"the fault off", 0, false, "new new/deep", false},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			old := filepath.Join(dir, "old")
+			if err := os.MkdirAll(filepath.Join(old, "sub"), 0o750); err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range map[string]string{"a": "A", "sub/b": "B"} {
+				if err := os.WriteFile(filepath.Join(old, name), []byte(data), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink("a", filepath.Join(old, "link")); err != nil {
+				t.Fatal(err)
+			}
+			res, err := schedtest.Run(schedtest.Options{Seed: 1, Faults: map[string]float64{simdisk.FaultLostDirent: c.p}}, func(st *schedtest.T) {
+				deep := filepath.Join(dir, "new", "deep")
+				if err := os.MkdirAll(deep, 0o755); err != nil {
+					st.Fatal(err)
+				}
+				f, err := os.Create(filepath.Join(deep, "f"))
+				if err != nil {
+					st.Fatal(err)
+				}
+				fmt.Fprint(f, "synced")
+				if err := f.Sync(); err != nil {
+					st.Fatal(err)
+				}
+				f.Close()
+				if err := os.RemoveAll(old); err != nil {
+					st.Fatal(err)
+				}
+				if c.syncDir {
+					d, err := os.Open(dir)
+					if err != nil {
+						st.Fatal(err)
+					}
+					if err := d.Sync(); err != nil {
+						st.Fatal(err)
+					}
+					d.Close()
+				}
+				if err := simdisk.Crash(dir); err != nil {
+					st.Fatal(err)
+				}
+				var there []string
+				for _, d := range []string{"new", "new/deep"} {
+					if _, err := os.Stat(filepath.Join(dir, d)); err == nil {
+						there = append(there, d)
+					}
+				}
+				if got := strings.Join(there, " "); got != c.newDirs {
+					st.Errorf("after the crash %q are there, want %q", got, c.newDirs)
+				}
+				a, aerr := os.ReadFile(filepath.Join(old, "a"))
+				b, _ := os.ReadFile(filepath.Join(old, "sub", "b"))
+				link, _ := os.Readlink(filepath.Join(old, "link"))
+				fi, _ := os.Stat(filepath.Join(old, "sub"))
+				if back := aerr == nil; back != c.oldBack {
+					st.Errorf("the removed tree is back: %v, want %v", back, c.oldBack)
+				} else if back && (string(a) != "A" || string(b) != "B" || link != "a" || fi == nil || fi.Mode().Perm() != 0o750) {
+					st.Errorf("the tree came back as a=%q sub/b=%q link=%q sub=%v", a, b, link, fi)
+				}
+
+				// A crash of a directory the run made leaves it there.
+				node, err := os.MkdirTemp(dir, "node")
+				if err != nil {
+					st.Fatal(err)
+				}
+				if err := simdisk.Crash(node); err != nil {
+					st.Fatal(err)
+				}
+				if _, err := os.Stat(node); err != nil {
+					st.Errorf("the crash took its own directory: %v", err)
+				}
+			})
+			if err != nil || res.Failure != nil {
+				t.Fatalf("%v %v", err, res.Failure)
+			}
+		})
+	}
+}
