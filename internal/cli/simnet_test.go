@@ -384,3 +384,78 @@ func (m *ownModule) wrapPasses(t *testing.T, what string, n int, flags ...string
 		t.Errorf("%s: %v; want %s, nothing native\n%s", what, err, want, out)
 	}
 }
+
+// TestWrapPeerProcesses: a test that runs its own binary as a peer
+// (groupcache's TestHTTPPool does) passes under -wrap. The peer, started
+// inside a run, runs its test natively and serves on Go's own network; the
+// parent's dial of the port it picked by listening on port 0 and closing
+// goes there, and its polling sleeps pass in real time while the peer
+// runs. Regression: the peer served on a simulated network of its own, the
+// parent's dial was refused by its simulation, and its virtual clock ran
+// through the test's deadline before the peer had started.
+func TestWrapPeerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	m := newOwnModule(t, map[string]string{
+		"peer_test.go": `package mine
+
+import (
+	"flag"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+var peerAddr = flag.String("peer_addr", "", "where the peer listens: this process is the peer")
+
+func TestPeer(t *testing.T) {
+	if *peerAddr != "" {
+		log.Fatal(http.ListenAndServe(*peerAddr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "peer "+os.Getenv("DST_STARTED_IN_RUN"))
+		})))
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPeer$", "-peer_addr="+addr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for tries := 0; ; tries++ {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if tries == 200 {
+			t.Fatalf("the peer never listened: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || string(b) != "peer 1" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}
+`,
+	})
+	out, err := m.sh("go tool dstreplay test -wrap . -count=1 -v -dst.iters=3 -dst.dir=off")
+	if err != nil || !strings.Contains(out, "3 schedules passed") {
+		t.Errorf("a peer process under -wrap: %v; want 3 schedules passed\n%s", err, out)
+	}
+}

@@ -19,6 +19,7 @@ type clockState struct {
 	lastReading  time.Duration // now at the last reading
 	spinState                  // spin.go: time passing while goroutines poll
 	nativeState                // nativetime.go: time passing while a goroutine sits in native work
+	processState               // process.go: processes the run started, which pace the clock
 }
 
 // Virtual time. A run's clock starts at Config.Start and moves forward only,
@@ -42,6 +43,10 @@ type clockState struct {
 //     T, the clock advances by T (nativetime.go): the watchdog measures T, a
 //     fresh run records it in its entropy, and a replay takes it from there.
 //   - Clock faults (ClockFaults) make timers late and the clock jump.
+//
+// While a process the run started runs, the clock's advances to timers
+// also wait as long in real time (process.go), without changing what the
+// clock reads.
 //
 // A Timer's fire function runs in the goroutine that found the timer due,
 // between two scheduling decisions: it may wake goroutines (Unblock) or
@@ -436,6 +441,7 @@ func (r *Run) advance() bool {
 		next = addClamped(next, time.Duration(r.src.At(keyJump).IntRange(1, int(f.MaxJump))))
 	}
 	if next > r.now {
+		r.pace(next)
 		r.now = next
 	}
 	if r.tr != nil {

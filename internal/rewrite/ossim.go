@@ -17,6 +17,11 @@ package rewrite
 // or a removal changed, for a crash to give back. Each
 // hooked function becomes a one-line wrapper of the original, renamed on
 // the same line (dstWrite, ...), which simdisk calls to do as Go does.
+//
+// StartProcess hands over too, and (*Process).Wait says when it returns:
+// a process a run starts is told so in its environment (it runs its tests
+// natively: engine.ProcessEnv), and the run paces its clock to real time
+// while the process may run (internal/engine/process.go).
 
 // osSim is the overlay of package os.
 var osSim = &stdHooks{
@@ -47,6 +52,10 @@ var osHooks = []hook{
 		"if dstFile != nil { return dstFile.Mkdir(name, perm) }; return dstMkdir(name, perm) }; func dstMkdir(name string, perm FileMode) error {"},
 	{"", "RemoveAll", "func RemoveAll(path string) error",
 		"if dstFile != nil { return dstFile.RemoveAll(path) }; return dstRemoveAll(path) }; func dstRemoveAll(path string) error {"},
+	{"", "StartProcess", "func StartProcess(name string, argv []string, attr *ProcAttr) (*Process, error)",
+		"if dstFile != nil { return dstFile.StartProcess(name, argv, attr) }; return dstStartProcess(name, argv, attr) }; func dstStartProcess(name string, argv []string, attr *ProcAttr) (*Process, error) {"},
+	{"Process", "Wait", "func (p *Process) Wait() (*ProcessState, error)",
+		"if p != nil && dstFile != nil { defer dstFile.Waited(p.Pid) };"},
 }
 
 // osSimFile is the file the overlay adds to os.
@@ -66,6 +75,8 @@ type dstFileHook interface {
 	Remove(name string) error
 	Mkdir(name string, perm FileMode) error
 	RemoveAll(path string) error
+	StartProcess(name string, argv []string, attr *ProcAttr) (*Process, error)
+	Waited(pid int)
 }
 
 // dstFile is sched/simdisk's, set when it starts.
@@ -101,4 +112,9 @@ func (f *File) DstreplayMkdir(name string, perm FileMode) error { return dstMkdi
 
 // DstreplayRemoveAll is Go's own RemoveAll.
 func (f *File) DstreplayRemoveAll(path string) error { return dstRemoveAll(path) }
+
+// DstreplayStartProcess is Go's own StartProcess.
+func (f *File) DstreplayStartProcess(name string, argv []string, attr *ProcAttr) (*Process, error) {
+	return dstStartProcess(name, argv, attr)
+}
 `

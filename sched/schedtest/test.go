@@ -40,9 +40,19 @@ func Test(t *testing.T, body func(*T)) {
 // Each schedule runs body in a fresh run: objects created by the body are
 // new each time, while package-level state persists between schedules and
 // can make them depend on each other.
+//
+// In a process that a run started (a test that runs its own binary as a
+// peer or a helper, with the overlay's hooks of package os), TestWith runs
+// body once, natively, as go test would: the process is a part of its
+// parent's test, whose run cannot schedule it, and a peer's server must
+// listen on Go's own network for the parent to reach it.
 func TestWith(t *testing.T, opts Options, body func(*T)) {
 	t.Helper()
 	refuseNested("schedtest.Test")
+	if os.Getenv(engine.ProcessEnv) != "" {
+		runNatively(t, body)
+		return
+	}
 	o, err := opts.withFlags()
 	if err == nil {
 		o, err = o.withDefaults()
@@ -1031,4 +1041,12 @@ func sequential(res *Result) bool {
 		}
 	}
 	return true
+}
+
+// runNatively runs body once on t's goroutine, outside any run: every
+// shim is then what it stands for, and T forwards to t.
+func runNatively(t *testing.T, body func(*T)) {
+	rt := &T{TB: t, name: t.Name(), natively: true}
+	defer rt.runCleanups()
+	body(rt)
 }

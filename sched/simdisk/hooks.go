@@ -3,6 +3,7 @@ package simdisk
 import (
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/dstgo/dst/internal/engine"
@@ -17,7 +18,8 @@ import (
 // rewrite sends here are.
 
 // rawFile is Go's own writes and syncs of a file, and its OpenFile,
-// Rename, Remove, Mkdir and RemoveAll, which the overlay adds.
+// Rename, Remove, Mkdir, RemoveAll and StartProcess, which the overlay
+// adds.
 type rawFile interface {
 	DstreplayWrite([]byte) (int, error)
 	DstreplayWriteAt([]byte, int64) (int, error)
@@ -27,6 +29,7 @@ type rawFile interface {
 	DstreplayRemove(name string) error
 	DstreplayMkdir(name string, perm fs.FileMode) error
 	DstreplayRemoveAll(path string) error
+	DstreplayStartProcess(name string, argv []string, attr *os.ProcAttr) (*os.Process, error)
 }
 
 // rawOS is Go's own os, where it is hooked; nil otherwise.
@@ -186,4 +189,39 @@ func (fileHook) RemoveAll(path string) error {
 		changed(g, op) // (an empty directory's removal is Remove's)
 	}
 	return err
+}
+
+// Processes. The hooks of package os are this package's, and so is what
+// they do for a process a run starts, though it is not the disk's: the
+// process is told, in its environment, that it was started in a run
+// (engine.ProcessEnv: a test binary then runs its tests natively), and the
+// run paces its clock to real time until the process has been waited for
+// (internal/engine/process.go).
+
+// StartProcess starts the process, inside a run with engine.ProcessEnv
+// added to its environment.
+func (fileHook) StartProcess(name string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	raw := rawOS()
+	g := engine.Current()
+	if g == nil || attr == nil {
+		return raw.DstreplayStartProcess(name, argv, attr)
+	}
+	a := *attr
+	env := a.Env
+	if env == nil {
+		env = os.Environ() // what a nil Env gives the process
+	}
+	a.Env = append(slices.Clip(env), engine.ProcessEnv+"=1")
+	p, err := raw.DstreplayStartProcess(name, argv, &a)
+	if err == nil {
+		g.ProcessStarted(p.Pid)
+	}
+	return p, err
+}
+
+// Waited is called when a wait for the process pid returns.
+func (fileHook) Waited(pid int) {
+	if g := engine.Current(); g != nil {
+		g.ProcessWaited(pid)
+	}
 }

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simdisk"
+	"github.com/dstgo/dst/vtime"
 )
 
 // osHooked reports whether this test binary's package os hands its writes
@@ -280,5 +284,38 @@ func TestLostDirentTrees(t *testing.T) {
 				t.Fatalf("%v %v", err, res.Failure)
 			}
 		})
+	}
+}
+
+// TestProcessInARun: with the hooks, a process that a run starts is told
+// so in its environment (engine.ProcessEnv: a test binary then runs its
+// tests natively), and once it has been waited for, the run's clock is not
+// paced to real time any more. Without them, the environment is the
+// run's own.
+func TestProcessInARun(t *testing.T) {
+	on := osHooked(t)
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		out, err := exec.Command("sh", "-c", "echo \"$"+engine.ProcessEnv+"\"").Output()
+		if err != nil {
+			st.Fatal(err)
+		}
+		want := ""
+		if on {
+			want = "1"
+		}
+		if got := strings.TrimSpace(string(out)); got != want {
+			st.Errorf("the process found %s=%q, want %q", engine.ProcessEnv, got, want)
+		}
+		if started := engine.Current().StartedProcesses(); started != on {
+			st.Errorf("the run says it started a process: %v, want %v", started, on)
+		}
+		start := time.Now()
+		vtime.Sleep(3 * time.Second)
+		if took := time.Since(start); took > time.Second {
+			st.Errorf("a sleep of 3s after the process was waited for took %v", took)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
 	}
 }

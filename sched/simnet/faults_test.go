@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dstgo/dst/chans"
+	"github.com/dstgo/dst/internal/engine"
 	"github.com/dstgo/dst/sched"
 	"github.com/dstgo/dst/sched/schedtest"
 	"github.com/dstgo/dst/sched/simnet"
@@ -95,13 +96,25 @@ func TestDeterministic(t *testing.T) {
 
 // TestDialAfterClose: a dial to where a listener of the run was is refused
 // in the simulation, not made natively (where a real listener on the same
-// port would take it).
+// port would take it); but once the run has started a process, which may
+// listen there now (a peer the test gave the port it picked), it is made
+// natively.
 func TestDialAfterClose(t *testing.T) {
 	real, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer real.Close()
+	go func() {
+		for {
+			c, err := real.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("peer"))
+			c.Close()
+		}
+	}()
 	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
 		l, err := simnet.Listen("tcp", real.Addr().String())
 		if err != nil {
@@ -111,6 +124,15 @@ func TestDialAfterClose(t *testing.T) {
 		_, err = simnet.Dial("tcp", real.Addr().String())
 		if got := kind(err); got != "refused" {
 			st.Errorf("dial after close: %s, want refused", got)
+		}
+		engine.Current().ProcessStarted(1)
+		c, err := simnet.Dial("tcp", real.Addr().String())
+		if err != nil {
+			st.Fatalf("dial after close, once the run started a process: %v", err)
+		}
+		defer c.Close()
+		if b, err := io.ReadAll(c); string(b) != "peer" || err != nil {
+			st.Errorf("read %q, %v from the native listener", b, err)
 		}
 	})
 	if err != nil || res.Failure != nil {

@@ -164,7 +164,8 @@ func listen(lc *net.ListenConfig, ctx context.Context, network, address, what st
 
 // Dial is net.Dial. Inside a run, a TCP dial to the address of a listener
 // on the run's simulated network connects to it, and one to where such a
-// listener was and closed is refused (ECONNREFUSED); any other dial is Go's
+// listener was and closed is refused (ECONNREFUSED), unless the run has
+// started a process (which may listen there now); any other dial is Go's
 // own, and the run notes that it runs natively.
 func Dial(network, address string) (net.Conn, error) {
 	return DialContext(&net.Dialer{}, context.Background(), network, address)
@@ -393,9 +394,12 @@ func (n *network) dial(ctx context.Context, deadline time.Time, network string, 
 	defer n.mu.Unlock()
 	l := n.lookup(ap)
 	raddr := net.TCPAddrFromAddrPort(ap)
-	if l == nil && n.used.At(ap) {
+	if l == nil && n.used.At(ap) && !engine.Current().StartedProcesses() {
 		// A listener of the run was there and closed: refused, as Go's
-		// network would.
+		// network would. Once the run has started a process, the
+		// address may be that process's now, on Go's own network (a test
+		// that picks a free port for a peer it starts by listening on
+		// port 0 and closing): the dial is Go's own.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true
 	}
 	if l == nil {
