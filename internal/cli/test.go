@@ -44,9 +44,11 @@ sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
 net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a test
 whose service runs as the nodes of a sched/cluster (with disk.lost-dirent, a crash also undoes
 the creations, renames and removals, of files and of directories, its directories had not
-synced). Package net and package os get hooks of the tool's too: a simulated listener or connection is Go's own *net.TCPListener
-or *net.TCPConn, and every write and sync of an *os.File, direct or through a bufio.Writer,
-meets the disk's faults.
+synced). Package net and package os get hooks of the tool's too: a simulated listener or
+connection is Go's own *net.TCPListener or *net.TCPConn, every write and sync of an *os.File,
+direct or through a bufio.Writer, meets the disk's faults, and a process a run starts (a test
+running its own binary as a peer) runs its tests natively, while the run's clock keeps to real
+time until it has been waited for.
 
 The flags below come first; every other argument (packages, go test's flags, -dst.* flags)
 goes to go test as given. A construct the rewrite cannot carry over, in a tested package, a
