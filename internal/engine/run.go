@@ -282,6 +282,7 @@ func Execute(cfg Config, body func()) *Outcome {
 		r.failure = r.findEscapes()
 	case n == own && r.failure == nil && !r.stoodIn:
 		runLabels.Put(r.label) // no goroutine but the run's own ever carried it, and they are gone
+		r.recycleShadows()     // and none can look at the run's table again
 	}
 	if n := raceErrors() - races; n > 0 {
 		r.failure = r.withRace(n, r.failure)

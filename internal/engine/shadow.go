@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -64,7 +65,7 @@ func (g *G) Shadow(key unsafe.Pointer) any {
 func (g *G) SetShadow(key unsafe.Pointer, native, shadow any) {
 	r := g.run
 	if r.shadows == nil {
-		r.shadows = &shadowTable{}
+		r.shadows = newShadowTable()
 	}
 	t := r.shadows
 	if 4*(t.n+1) > 3*len(t.keys) {
@@ -206,6 +207,39 @@ func (t *shadowTable) put(k uintptr, e shadowEntry) {
 		t.n++
 	}
 	t.vals[i] = e
+}
+
+// shadowTables keeps the tables of runs that ended, cleared, for the
+// runs that come after: a run of an HTTP client and server makes channels
+// by the thousand, and growing a new table each time was a sixth of the
+// bytes a simulated GET allocated.
+var shadowTables sync.Pool
+
+// maxPooledShadow is the most slots a table kept for another run may
+// have: clearing one costs as much as its size.
+const maxPooledShadow = 1 << 14
+
+func newShadowTable() *shadowTable {
+	if t, ok := shadowTables.Get().(*shadowTable); ok {
+		return t
+	}
+	return &shadowTable{}
+}
+
+// recycleShadows clears r's table and keeps it for another run, once
+// nothing of r's can use it again.
+//
+//go:norace
+func (r *Run) recycleShadows() {
+	t := r.shadows
+	r.shadows = nil
+	if t == nil || len(t.keys) > maxPooledShadow {
+		return
+	}
+	clear(t.keys)
+	clear(t.vals)
+	t.n = 0
+	shadowTables.Put(t)
 }
 
 //go:norace
