@@ -41,8 +41,8 @@ connections' and transports' goroutines are the run's, over a simulated network 
 sched/simnet), unless -nativehttp leaves them as Go ships them (without -wrap,
 -rewrite=net/http/... carries them over). The network's and the disk's faults fire when
 -dst.faults gives them a probability: net.delay, net.partition, net.clog, net.reset,
-net.refuse, net.short-read, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a test
-whose service runs as the nodes of a sched/cluster (with disk.lost-dirent, a crash also undoes
+net.refuse, net.short-read, net.dns, disk.eio, disk.enospc, disk.slow-sync, and node.crash for a
+test whose service runs as the nodes of a sched/cluster (with disk.lost-dirent, a crash also undoes
 the creations, renames and removals, of files and of directories, its directories had not
 synced). Package net and package os get hooks of the tool's too: a simulated listener or
 connection is Go's own *net.TCPListener or *net.TCPConn, every write and sync of an *os.File,

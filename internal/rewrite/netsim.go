@@ -21,6 +21,9 @@ package rewrite
 //     types, through which simnet makes Go's own values around its
 //     sockets (simnet's gotypes.go), found by an interface assertion, so
 //     that a build without the overlay links as before.
+//   - The Resolver's lookups first ask simnet whether net.dns fails them
+//     (DstreplayLookupHook), so that a lookup of a name by any code in a
+//     run, net's own dials included, meets the fault.
 //
 // Everything else of net is Go's: a simulated TCPConn's errors are made by
 // net's own code (simnet's are unwrapped first), its LocalAddr is read
@@ -92,6 +95,23 @@ var netHooks = []hook{
 		"if l.ok() && l.fd.dstSim != nil { return nil, errDstNoFD };"},
 	{"UnixListener", "SyscallConn", "func (l *UnixListener) SyscallConn() (syscall.RawConn, error)",
 		"if l.ok() && l.fd.dstSim != nil { return nil, errDstNoFD };"},
+	// Name lookups, where net.dns fails them inside a run (simnet's
+	// lookupFault): the one every dial and LookupIP goes through, and
+	// each of the others but the reverse lookup's.
+	{"Resolver", "lookupIPAddr", "func (r *Resolver) lookupIPAddr(ctx context.Context, network, host string) ([]IPAddr, error)",
+		"if err := dstLookup(host); err != nil { return nil, err };"},
+	{"Resolver", "lookupHost", "func (r *Resolver) lookupHost(ctx context.Context, host string) (addrs []string, err error)",
+		"if err := dstLookup(host); err != nil { return nil, err };"},
+	{"Resolver", "LookupCNAME", "func (r *Resolver) LookupCNAME(ctx context.Context, host string) (string, error)",
+		`if err := dstLookup(host); err != nil { return "", err };`},
+	{"Resolver", "LookupSRV", "func (r *Resolver) LookupSRV(ctx context.Context, service, proto, name string) (string, []*SRV, error)",
+		`if err := dstLookup(name); err != nil { return "", nil, err };`},
+	{"Resolver", "LookupMX", "func (r *Resolver) LookupMX(ctx context.Context, name string) ([]*MX, error)",
+		"if err := dstLookup(name); err != nil { return nil, err };"},
+	{"Resolver", "LookupNS", "func (r *Resolver) LookupNS(ctx context.Context, name string) ([]*NS, error)",
+		"if err := dstLookup(name); err != nil { return nil, err };"},
+	{"Resolver", "LookupTXT", "func (r *Resolver) LookupTXT(ctx context.Context, name string) ([]string, error)",
+		"if err := dstLookup(name); err != nil { return nil, err };"},
 }
 
 // netSimFile is the file the overlay adds to net: the helpers of
@@ -110,6 +130,23 @@ import (
 
 // errDstNoFD is what asks a simulated socket for its file descriptor.
 var errDstNoFD = errors.New("a socket of dstreplay's simulated network has no file descriptor")
+
+// dstLookupFault is sched/simnet's: inside a run it may fail a lookup of
+// a name (the net.dns fault); it is set when simnet starts.
+var dstLookupFault func(name string) error
+
+// dstLookup is the error a lookup of name fails with before it starts,
+// or nil.
+func dstLookup(name string) error {
+	if dstLookupFault == nil {
+		return nil
+	}
+	return dstLookupFault(name)
+}
+
+// DstreplayLookupHook sets dstLookupFault (any *Resolver will do as the
+// receiver, a nil one too).
+func (r *Resolver) DstreplayLookupHook(f func(name string) error) { dstLookupFault = f }
 
 // DstreplaySim makes c a connection of the simulated network over sim.
 func (c *TCPConn) DstreplaySim(network string, laddr, raddr Addr, sim any) {

@@ -156,5 +156,5 @@ func TestNetHooks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds package net and what imports it, twice")
 	}
-	testWith(t, overlayOf(t, netSim), "../../sched/simnet", "^(TestConformance|TestGoTypes|TestListenAddresses|TestRaceEdges)$", "DST_NET_HOOKED=1")
+	testWith(t, overlayOf(t, netSim), "../../sched/simnet", "^(TestConformance|TestGoTypes|TestListenAddresses|TestRaceEdges|TestDNS)$", "DST_NET_HOOKED=1")
 }

@@ -11,8 +11,8 @@
 // dial is a scheduling point, so the interleavings of a client and a
 // server are explored and replayed with the rest of the run.
 //
-// The faults FaultDelay, FaultPartition, FaultClog, FaultRefuse, FaultReset
-// and FaultShortRead are drawn from the entropy when the test gives them a
+// The faults FaultDelay, FaultPartition, FaultClog, FaultRefuse, FaultReset,
+// FaultShortRead and FaultDNS are drawn from the entropy when the test gives them a
 // probability (schedtest.Options.Faults, or -dst.faults on the command
 // line), and those that last up to a bound (Options.FaultBounds, or
 // -dst.faults=name=p:bound). A partition is between two nodes: a node is a

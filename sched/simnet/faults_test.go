@@ -3,6 +3,7 @@ package simnet_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"regexp"
@@ -396,5 +397,73 @@ func TestClog(t *testing.T) {
 	}
 	if logs := strings.Join(res.Logs, "\n"); !regexp.MustCompile(`simnet: clog: 127\.0\.0\.1:7001 stops sending and receiving for \d`).MatchString(logs) {
 		t.Errorf("the log does not say A clogged:\n%s", logs)
+	}
+}
+
+// TestDNS: with FaultDNS, a dial of a name the simulation resolves
+// ("localhost") fails with a *net.DNSError in a dial's *net.OpError, drawn
+// among a misbehaving server, a timeout and a name not found, and a dial
+// of a literal address never does; with the hooks, the Resolver's own
+// lookups (LookupHost, LookupIP, LookupCNAME) meet it too. With the fault
+// off, the name resolves.
+func TestDNS(t *testing.T) {
+	on := hooked(t)
+	kinds := map[string]bool{}
+	res, err := schedtest.Explore(schedtest.Options{Seed: 3, Iterations: 30, Faults: map[string]float64{simnet.FaultDNS: 1}}, func(st *schedtest.T) {
+		l, err := simnet.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer l.Close()
+		port := l.Addr().(*net.TCPAddr).Port
+		_, err = simnet.Dial("tcp", fmt.Sprintf("localhost:%d", port))
+		var op *net.OpError
+		var dns *net.DNSError
+		if !errors.As(err, &op) || op.Op != "dial" || !errors.As(err, &dns) || dns.Name != "localhost" {
+			st.Fatalf("a dial of localhost with net.dns: %v, want a dial's DNS error", err)
+		}
+		kinds[fmt.Sprintf("temporary=%v timeout=%v notfound=%v", dns.IsTemporary, dns.IsTimeout, dns.IsNotFound)] = true
+		c, err := simnet.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			st.Fatalf("a dial of a literal address with net.dns: %v", err)
+		}
+		c.Close()
+		if !on {
+			return
+		}
+		r := net.DefaultResolver
+		_, err1 := r.LookupHost(context.Background(), "localhost")
+		_, err2 := r.LookupIP(context.Background(), "ip4", "localhost")
+		_, err3 := r.LookupCNAME(context.Background(), "localhost")
+		for i, err := range []error{err1, err2, err3} {
+			if !errors.As(err, &dns) {
+				st.Errorf("lookup %d with net.dns and the hooks: %v, want a DNS error", i+1, err)
+			}
+		}
+		if addrs, err := r.LookupHost(context.Background(), "127.0.0.1"); err != nil || len(addrs) != 1 {
+			st.Errorf("a lookup of a literal address with net.dns: %v, %v", addrs, err)
+		}
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if len(kinds) != 3 {
+		t.Errorf("30 schedules drew %d kinds of DNS failure, want all 3: %v", len(kinds), kinds)
+	}
+	res, err = schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		l, err := simnet.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			st.Fatal(err)
+		}
+		defer l.Close()
+		port := l.Addr().(*net.TCPAddr).Port
+		c, err := simnet.Dial("tcp", fmt.Sprintf("localhost:%d", port))
+		if err != nil {
+			st.Fatalf("a dial of localhost, the fault off: %v", err)
+		}
+		c.Close()
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
 	}
 }

@@ -49,6 +49,13 @@ const (
 	// long garbage collection, a VM frozen) or is overloaded. Its
 	// goroutines go on; what it sends meanwhile leaves when it unclogs.
 	FaultClog = "net.clog"
+	// FaultDNS: a lookup of a name (a dial of "localhost:8080", a
+	// LookupHost, a LookupSRV) fails at once with a *net.DNSError, drawn
+	// among a server that misbehaves and a timeout (both temporary) and a
+	// name not found. A literal address is looked up by nobody, and
+	// never fails. Lookups made by net itself (a native dial of a name,
+	// net.LookupHost) meet it where package net has the overlay's hooks.
+	FaultDNS = "net.dns"
 )
 
 // The bounds of the faults that last, when the test gives none
@@ -194,6 +201,13 @@ func DialContext(d *net.Dialer, ctx context.Context, network, address string) (n
 	}
 	ap, ok := dialAddr(network, address)
 	if ok {
+		if host, _, _ := net.SplitHostPort(address); !isLiteral(host) {
+			// A name the simulation resolves ("localhost"); one it does
+			// not is net's to look up, and meets the fault there.
+			if err := lookupFault(host); err != nil {
+				return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+			}
+		}
 		if c, err, ok := n.dial(ctx, dialDeadline(d), network, ap); ok {
 			return c, err
 		}
@@ -1302,3 +1316,43 @@ func (c *Conn) opError(op string, err error) error {
 
 // past reports whether the deadline d is set and passed.
 func past(d time.Time) bool { return !d.IsZero() && !vtime.Now().Before(d) }
+
+var dnsKey = entropy.KeyOf("simnet.dns")
+
+// lookupFault is the error a lookup of name fails with inside a run when
+// FaultDNS fires; nil otherwise. The overlay's package net asks it before
+// each lookup (DstreplayLookupHook).
+func lookupFault(name string) error {
+	g := engine.Current()
+	if g == nil || name == "" || isLiteral(name) || !sched.Fault(FaultDNS) {
+		return nil
+	}
+	e := &net.DNSError{Name: name}
+	switch g.Source().At(dnsKey).IntRange(0, 2) {
+	case 0:
+		e.Err, e.IsTemporary = "server misbehaving", true
+	case 1:
+		e.Err, e.IsTimeout, e.IsTemporary = "i/o timeout", true, true
+	default:
+		e.Err, e.IsNotFound = "no such host", true
+	}
+	g.Log(fmt.Sprintf("simnet: a lookup of %s fails: %s", name, e.Err))
+	return e
+}
+
+// isLiteral reports whether host is an IP address, which no lookup
+// resolves.
+func isLiteral(host string) bool {
+	_, err := netip.ParseAddr(host)
+	return err == nil
+}
+
+// lookupHooked is whether the build's package net asks lookupFault before
+// its lookups (the overlay's hooks); set up when the package starts.
+var lookupHooked = func() bool {
+	h, ok := any((*net.Resolver)(nil)).(interface{ DstreplayLookupHook(func(string) error) })
+	if ok {
+		h.DstreplayLookupHook(lookupFault)
+	}
+	return ok
+}()
