@@ -156,14 +156,7 @@ func TestLostDirent(t *testing.T) {
 					st.Fatal(err)
 				}
 				if c.syncDir {
-					d, err := os.Open(dir)
-					if err != nil {
-						st.Fatal(err)
-					}
-					if err := d.Sync(); err != nil {
-						st.Fatal(err)
-					}
-					d.Close()
+					syncDir(st, dir)
 				}
 				if err := simdisk.Crash(dir); err != nil {
 					st.Fatal(err)
@@ -237,14 +230,7 @@ func TestLostDirentTrees(t *testing.T) {
 					st.Fatal(err)
 				}
 				if c.syncDir {
-					d, err := os.Open(dir)
-					if err != nil {
-						st.Fatal(err)
-					}
-					if err := d.Sync(); err != nil {
-						st.Fatal(err)
-					}
-					d.Close()
+					syncDir(st, dir)
 				}
 				if err := simdisk.Crash(dir); err != nil {
 					st.Fatal(err)
@@ -317,5 +303,18 @@ func TestProcessInARun(t *testing.T) {
 	})
 	if err != nil || res.Failure != nil {
 		t.Fatalf("%v %v", err, res.Failure)
+	}
+}
+
+// syncDir syncs the directory dir, as a store that makes its entries
+// durable does.
+func syncDir(st *schedtest.T, dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		st.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		st.Fatal(err)
 	}
 }
