@@ -15,7 +15,8 @@ package rewrite
 //     every line of net keeps its number).
 //   - The functions that reach the system through a netFD (netHooks: its
 //     reads, writes, closes, deadlines and accept, the socket options,
-//     the zero-copy paths, SyscallConn) first hand a simulated socket to
+//     the zero-copy paths, SyscallConn, whose raw connection takes socket
+//     options on a socket of its own) first hand a simulated socket to
 //     netSimFile's helpers, on the line of their opening brace.
 //   - netSimFile adds the helpers, and a DstreplaySim method on the four
 //     types, through which simnet makes Go's own values around its
@@ -85,16 +86,18 @@ var netHooks = []hook{
 		"if dstSimulated(c, w) { return 0, nil, false };"},
 	{"", "sendFile", "func sendFile(c *netFD, r io.Reader) (written int64, err error, handled bool)",
 		"if c.dstSim != nil { return 0, nil, false };"},
-	// A raw connection would hand out the -1; os's zero-copy paths find
-	// a socket's poll.FD through it.
+	// A raw connection of Go's would hand out the -1, and os's zero-copy
+	// paths find a socket's poll.FD through it: a simulated socket's is
+	// dstRawConn, whose Control takes socket options on a socket of its
+	// own (grpc sets TCP_USER_TIMEOUT through it on every connection).
 	{"TCPConn", "SyscallConn", "func (c *TCPConn) SyscallConn() (syscall.RawConn, error)",
-		"if c.ok() && c.fd.dstSim != nil { return nil, errDstNoFD };"},
+		"if c.ok() && c.fd.dstSim != nil { return dstRawConn{c.fd}, nil };"},
 	{"UnixConn", "SyscallConn", "func (c *UnixConn) SyscallConn() (syscall.RawConn, error)",
-		"if c.ok() && c.fd.dstSim != nil { return nil, errDstNoFD };"},
+		"if c.ok() && c.fd.dstSim != nil { return dstRawConn{c.fd}, nil };"},
 	{"TCPListener", "SyscallConn", "func (l *TCPListener) SyscallConn() (syscall.RawConn, error)",
-		"if l.ok() && l.fd.dstSim != nil { return nil, errDstNoFD };"},
+		"if l.ok() && l.fd.dstSim != nil { return dstRawConn{l.fd}, nil };"},
 	{"UnixListener", "SyscallConn", "func (l *UnixListener) SyscallConn() (syscall.RawConn, error)",
-		"if l.ok() && l.fd.dstSim != nil { return nil, errDstNoFD };"},
+		"if l.ok() && l.fd.dstSim != nil { return dstRawConn{l.fd}, nil };"},
 	// Name lookups, where net.dns fails them inside a run (simnet's
 	// lookupFault): the one every dial and LookupIP goes through, and
 	// each of the others but the reverse lookup's.
@@ -125,11 +128,75 @@ const netSimFile = `package net
 import (
 	"errors"
 	"io"
+	"sync"
 	"syscall"
 )
 
 // errDstNoFD is what asks a simulated socket for its file descriptor.
 var errDstNoFD = errors.New("a socket of dstreplay's simulated network has no file descriptor")
+
+// dstRawConn is a simulated socket's syscall.RawConn. Control runs its
+// function on a socket of the same family and type that is no
+// connection's, made once per process: socket options set there change
+// nothing, as the socket options of a simulated socket do not, and read
+// back as a fresh socket's. A connection's Read and Write are simnet's
+// RawRead and RawWrite, which hand the function a descriptor that reads
+// what the connection reads, and writes to it; a listener's fail. It has
+// no PollFD: os's zero-copy paths take the generic copy.
+type dstRawConn struct{ fd *netFD }
+
+func (c dstRawConn) Control(f func(uintptr)) error {
+	f(dstOptionsFD(c.fd.family, c.fd.sotype))
+	return nil
+}
+
+func (c dstRawConn) Read(f func(uintptr) bool) error {
+	err := error(errDstNoFD)
+	if r, ok := c.fd.dstSim.(interface{ RawRead(func(uintptr) bool) error }); ok {
+		err = dstErr(r.RawRead(f))
+	}
+	if err != nil {
+		err = &OpError{Op: "raw-read", Net: c.fd.net, Source: c.fd.laddr, Addr: c.fd.raddr, Err: err}
+	}
+	return err
+}
+
+func (c dstRawConn) Write(f func(uintptr) bool) error {
+	err := error(errDstNoFD)
+	if w, ok := c.fd.dstSim.(interface{ RawWrite(func(uintptr) bool) error }); ok {
+		err = dstErr(w.RawWrite(f))
+	}
+	if err != nil {
+		err = &OpError{Op: "raw-write", Net: c.fd.net, Source: c.fd.laddr, Addr: c.fd.raddr, Err: err}
+	}
+	return err
+}
+
+// dstOptionSockets are dstRawConn's sockets, by family and type.
+var dstOptionSockets struct {
+	sync.Mutex
+	fds map[[2]int]int
+}
+
+// dstOptionsFD is the socket of family and sotype that dstRawConn's
+// Control hands out; -1 if the system gives none.
+func dstOptionsFD(family, sotype int) uintptr {
+	dstOptionSockets.Lock()
+	defer dstOptionSockets.Unlock()
+	k := [2]int{family, sotype}
+	fd, ok := dstOptionSockets.fds[k]
+	if !ok {
+		var err error
+		if fd, err = syscall.Socket(family, sotype|syscall.SOCK_CLOEXEC, 0); err != nil {
+			fd = -1
+		}
+		if dstOptionSockets.fds == nil {
+			dstOptionSockets.fds = map[[2]int]int{}
+		}
+		dstOptionSockets.fds[k] = fd
+	}
+	return uintptr(fd)
+}
 
 // dstLookupFault is sched/simnet's: inside a run it may fail a lookup of
 // a name (the net.dns fault); it is set when simnet starts.

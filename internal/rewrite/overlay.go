@@ -170,12 +170,15 @@ func Overlay(opts Options) (string, int, error) {
 		maps.Copy(added, files)
 	}
 	// A file's writes through package os itself (ossim.go), wherever the
-	// rewrite sends them to sched/simdisk.
-	files, why := osSim.files(listing, modCache)
-	if why != "" {
-		notes = append(notes, why)
+	// rewrite sends them to sched/simdisk; and a run's timers stopped or
+	// reset through an interface, in package time (timesim.go).
+	for _, h := range []*stdHooks{osSim, timeSim} {
+		files, why := h.files(listing, modCache)
+		if why != "" {
+			notes = append(notes, why)
+		}
+		maps.Copy(added, files)
 	}
-	maps.Copy(added, files)
 	maps.Copy(added, stdStartFile(listing, slices.DeleteFunc(append(slices.Clip(strict), lenient...), func(p string) bool { return native[p] != "" })))
 	for file, text := range added {
 		path, err := c.storeAs([]byte(text), ".go")

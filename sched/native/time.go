@@ -151,3 +151,51 @@ func TickerReset(tk *time.Ticker, d time.Duration) {
 	}
 	tk.Reset(d)
 }
+
+// Package time itself, where dstreplay test overlays it
+// (internal/rewrite/timesim.go): Stop and Reset of a timer or ticker that
+// time did not initialise, one of a run's stand-ins called through an
+// interface the rewrite cannot see into, come here.
+
+// timerHook is what package time calls for them.
+type timerHook struct{}
+
+func (timerHook) Stop(tm *time.Timer) (ok, known bool) {
+	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
+		return vt.Stop(), true
+	}
+	return false, false
+}
+
+func (timerHook) Reset(tm *time.Timer, d time.Duration) (ok, known bool) {
+	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
+		return vt.Reset(d), true
+	}
+	return false, false
+}
+
+func (timerHook) StopTicker(tk *time.Ticker) bool {
+	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
+		vt.Stop()
+		return true
+	}
+	return false
+}
+
+func (timerHook) ResetTicker(tk *time.Ticker, d time.Duration) bool {
+	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
+		vt.Reset(d)
+		return true
+	}
+	return false
+}
+
+// timeHooked reports whether the build's package time hands Stop and
+// Reset of a run's timers over here; it is set up when the package starts.
+var timeHooked = func() bool {
+	h, ok := any((*time.Timer)(nil)).(interface{ DstreplayTimerHook(any) })
+	if ok {
+		h.DstreplayTimerHook(timerHook{})
+	}
+	return ok
+}()

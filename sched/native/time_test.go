@@ -425,3 +425,67 @@ func TestClockDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// timeHooked reports whether this test binary's package time hands Stop
+// and Reset of a run's timers to package native
+// (internal/rewrite/timesim.go). internal/rewrite's TestTimeHooks runs
+// these tests with the hooks, and sets DST_TIME_HOOKED=1: then they must
+// be there.
+func timeHooked(t *testing.T) bool {
+	_, ok := any((*time.Timer)(nil)).(interface{ DstreplayTimerHook(any) })
+	if !ok && os.Getenv("DST_TIME_HOOKED") == "1" {
+		t.Fatal("DST_TIME_HOOKED=1, but package time has no hooks")
+	}
+	return ok
+}
+
+// TestTimerThroughAnInterface: with the hooks, a run's timer or ticker
+// stopped or reset through an interface (grpc-go keeps its streams'
+// deadline timers as an interface with Stop) acts on the virtual timer it
+// stands for. Regression: Go's own Stop panicked, "Stop called on
+// uninitialized Timer". A timer no run made is still Go's.
+func TestTimerThroughAnInterface(t *testing.T) {
+	if !timeHooked(t) {
+		t.Skip("package time has no hooks here: Go's Stop refuses a run's timer")
+	}
+	type stopper interface{ Stop() bool }
+	type resetter interface{ Reset(time.Duration) bool }
+	type ticker interface {
+		Stop()
+		Reset(time.Duration)
+	}
+	fired, ticks := 0, 0
+	res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+		var s stopper = native.AfterFunc(time.Hour, func() { fired++ })
+		if !s.Stop() {
+			st.Error("Stop of a pending AfterFunc through an interface returned false")
+		}
+		tm := native.NewTimer(time.Hour)
+		var r resetter = tm
+		if !r.Reset(time.Millisecond) {
+			st.Error("Reset of a pending timer through an interface returned false")
+		}
+		start := native.Now()
+		native.Recv(tm.C)
+		if waited := native.Since(start); waited > time.Second {
+			st.Errorf("the timer reset to 1ms fired after %v", waited)
+		}
+		tk := native.NewTicker(time.Hour)
+		var k ticker = tk
+		k.Reset(time.Millisecond)
+		native.Recv(tk.C)
+		ticks++
+		k.Stop()
+		native.Sleep(2 * time.Hour)
+	})
+	if err != nil || res.Failure != nil {
+		t.Fatalf("%v %v", err, res.Failure)
+	}
+	if fired != 0 || ticks != 1 {
+		t.Errorf("the stopped AfterFunc fired %d times; the ticker ticked %d times, want 1", fired, ticks)
+	}
+	var s stopper = time.NewTimer(time.Hour) // Go's own
+	if !s.Stop() {
+		t.Error("Go's own timer, stopped through an interface, was not pending")
+	}
+}

@@ -164,11 +164,55 @@ func TestGoTypes(t *testing.T) {
 				if _, err := v.(filer).File(); err == nil || !strings.Contains(err.Error(), "has no file descriptor") {
 					st.Errorf("%T's File: %v, want no file descriptor", v, err)
 				}
-				if _, err := v.(interface {
-					SyscallConn() (syscall.RawConn, error)
-				}).SyscallConn(); err == nil {
-					st.Errorf("%T's SyscallConn gave no error", v)
+				// Socket options through the raw connection change
+				// nothing, and succeed (grpc sets TCP_USER_TIMEOUT so).
+				rc := rawConn(st, v)
+				var opt error
+				if err := rc.Control(func(fd uintptr) {
+					opt = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1<<16)
+					if _, tcp := v.(*net.TCPConn); tcp && opt == nil {
+						opt = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, 0x12 /* TCP_USER_TIMEOUT */, 20000)
+					}
+				}); err != nil || opt != nil {
+					st.Errorf("%T: a socket option through SyscallConn: %v, %v", v, err, opt)
 				}
+			}
+			if err := rawConn(st, l).Read(func(uintptr) bool { return true }); err == nil || !strings.Contains(err.Error(), "has no file descriptor") {
+				st.Errorf("a listener's raw read: %v, want no file descriptor", err)
+			}
+			// Raw reads and writes of a connection (grpc reads every
+			// connection so): a read with a buffer smaller than what came
+			// leaves the rest to the next read, raw or not; what a raw
+			// write writes arrives; a raw read at the end reads 0 bytes.
+			raw := func(rc syscall.RawConn, write bool, b []byte) (n int, err error) {
+				do := func(fd uintptr) bool {
+					if write {
+						n, err = syscall.Write(int(fd), b)
+					} else {
+						n, err = syscall.Read(int(fd), b)
+					}
+					return err != syscall.EAGAIN
+				}
+				if write {
+					return n, errors.Join(rc.Write(do), err)
+				}
+				return n, errors.Join(rc.Read(do), err)
+			}
+			sc := rawConn(st, s)
+			c.Write([]byte("raw bytes"))
+			two := make([]byte, 2)
+			if n, err := raw(sc, false, two); n != 2 || err != nil || string(two) != "ra" {
+				st.Errorf("a raw read of 2: %d %q %v", n, two, err)
+			}
+			rest := make([]byte, 16)
+			if n, err := s.Read(rest); err != nil || string(rest[:n]) != "w bytes" {
+				st.Errorf("the read after a raw read: %q %v, want the rest", rest[:n], err)
+			}
+			if n, err := raw(sc, true, []byte("written raw")); n != 11 || err != nil {
+				st.Errorf("a raw write: %d %v", n, err)
+			}
+			if n, err := io.ReadFull(c, rest[:11]); err != nil || string(rest[:n]) != "written raw" {
+				st.Errorf("what a raw write wrote: %q %v", rest[:n], err)
 			}
 			// A copy between a simulated connection and a file takes
 			// the generic path, both ways (os's zero-copy paths ask for
@@ -191,6 +235,9 @@ func TestGoTypes(t *testing.T) {
 			defer g.Close()
 			if n, err := io.Copy(g, s); n != 14 || err != nil {
 				st.Errorf("socket to file: %d %v", n, err)
+			}
+			if n, err := raw(sc, false, rest); n != 0 || err != nil {
+				st.Errorf("a raw read at the end: %d %v, want 0 bytes", n, err)
 			}
 		})
 		if err != nil || res.Failure != nil {
@@ -238,4 +285,13 @@ func TestAssertingSimnetTypesIsALimit(t *testing.T) {
 	if msg := res.Failure.Error(); !strings.Contains(msg, "is *simnet.listener, not *net.TCPListener") || !strings.Contains(msg, "a limit of the tool") {
 		t.Errorf("the report:\n%s", msg)
 	}
+}
+
+// rawConn is v's syscall.RawConn.
+func rawConn(st *schedtest.T, v any) syscall.RawConn {
+	rc, err := v.(syscall.Conn).SyscallConn()
+	if err != nil {
+		st.Fatalf("%T's SyscallConn: %v", v, err)
+	}
+	return rc
 }

@@ -984,7 +984,9 @@ type Conn struct {
 	in, out       *pipe
 	closed        bool
 	rdl, wdl      time.Time
-	from, to      string // the node of this end, and the peer's
+	from, to      string      // the node of this end, and the peer's
+	pending       []byte      // read, and put back by a raw read (rawconn.go): read first
+	raw           *socketPair // for raw reads and writes, made at the first (rawconn.go)
 }
 
 // label names what c sends in the run's trace: "tcp 127.0.0.1:32769 →
@@ -1034,6 +1036,10 @@ func (c *Conn) Read(b []byte) (int, error) {
 			return 0, c.opError("read", net.ErrClosed)
 		case past(c.rdl): // before what there is to read, as Go's poller checks
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		case len(c.pending) > 0:
+			k := copy(b, c.pending)
+			c.pending = c.pending[k:]
+			return k, nil
 		case p.arrived(now) > 0 || len(b) == 0 && !p.reset:
 			k := copy(b, p.buf[:p.arrived(now)])
 			if k > 1 && sched.Fault(FaultShortRead) {
@@ -1163,8 +1169,13 @@ func (c *Conn) Close() error {
 //go:norace
 func (c *Conn) close() {
 	c.closed = true
-	if len(c.in.buf) > 0 {
+	if len(c.in.buf) > 0 || len(c.pending) > 0 {
 		c.out.reset = true
+	}
+	c.pending = nil
+	if c.raw != nil {
+		c.raw.close()
+		c.raw = nil
 	}
 	c.fin()
 	c.in.gone, c.in.buf, c.in.late, c.in.lateN = true, nil, nil, 0
