@@ -22,24 +22,24 @@ type Chan[T any] struct {
 	native chan T
 	recv   <-chan T
 
-	managed bool
-	obj     engine.Obj
-	capa    int
-	buf     []T // ring buffer of capa slots (1 for a timer's channel)
-	head    int
-	count   int
-	closed  bool
-	timer   bool // a vtime timer's channel
-	recvq   waitq[T]
-	sendq   waitq[T]
-	spare   *waiter[T] // a plain waiter to reuse: no allocation per blocking operation
+	obj                 engine.Obj
+	capa                int
+	buf                 []T // ring buffer of capa slots (1 for a timer's channel)
+	head                int
+	count               int
+	managed             bool
+	closed              bool
+	timer               bool // a vtime timer's channel
+	raceHand, raceClose byte // the race detector's addresses for handoffs and close (below)
+	recvq               waitq[T]
+	sendq               waitq[T]
+	spare               *waiter[T] // a plain waiter to reuse: no allocation per blocking operation
 
 	// Addresses the race detector synchronizes on: one per buffer slot
-	// (under -race only), one for handoffs to a parked goroutine, one for
-	// close.
+	// (under -race only); raceHand for handoffs to a parked goroutine and
+	// raceClose for close sit with the other small fields above (a
+	// channel is 240 bytes, not 256).
 	raceSlots []byte
-	raceHand  byte
-	raceClose byte
 }
 
 // waiter is a goroutine parked on a channel, by a send, a receive or a
