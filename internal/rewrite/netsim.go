@@ -128,7 +128,6 @@ const netSimFile = `package net
 import (
 	"errors"
 	"io"
-	"sync"
 	"syscall"
 )
 
@@ -136,8 +135,8 @@ import (
 var errDstNoFD = errors.New("a socket of dstreplay's simulated network has no file descriptor")
 
 // dstRawConn is a simulated socket's syscall.RawConn. Control runs its
-// function on a socket of the same family and type that is no
-// connection's, made once per process: socket options set there change
+// function on a stream socket of the same family that is no connection's,
+// made once per process: socket options set there change
 // nothing, as the socket options of a simulated socket do not, and read
 // back as a fresh socket's. A connection's Read and Write are simnet's
 // RawRead and RawWrite, which hand the function a descriptor that reads
@@ -146,7 +145,7 @@ var errDstNoFD = errors.New("a socket of dstreplay's simulated network has no fi
 type dstRawConn struct{ fd *netFD }
 
 func (c dstRawConn) Control(f func(uintptr)) error {
-	f(dstOptionsFD(c.fd.family, c.fd.sotype))
+	f(dstOptionsFD(c.fd.family))
 	return nil
 }
 
@@ -172,28 +171,28 @@ func (c dstRawConn) Write(f func(uintptr) bool) error {
 	return err
 }
 
-// dstOptionSockets are dstRawConn's sockets, by family and type.
-var dstOptionSockets struct {
-	sync.Mutex
-	fds map[[2]int]int
-}
-
-// dstOptionsFD is the socket of family and sotype that dstRawConn's
-// Control hands out; -1 if the system gives none.
-func dstOptionsFD(family, sotype int) uintptr {
-	dstOptionSockets.Lock()
-	defer dstOptionSockets.Unlock()
-	k := [2]int{family, sotype}
-	fd, ok := dstOptionSockets.fds[k]
-	if !ok {
-		var err error
-		if fd, err = syscall.Socket(family, sotype|syscall.SOCK_CLOEXEC, 0); err != nil {
+// dstOptionSockets are dstRawConn's sockets, by family (every simulated
+// socket is a stream), made when the package starts: made on demand,
+// under a lock, they would order for the race detector the goroutines of
+// every connection that sets an option after one another.
+var dstOptionSockets = func() map[int]int {
+	fds := map[int]int{}
+	for _, family := range []int{syscall.AF_INET, syscall.AF_INET6, syscall.AF_UNIX} {
+		fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
 			fd = -1
 		}
-		if dstOptionSockets.fds == nil {
-			dstOptionSockets.fds = map[[2]int]int{}
-		}
-		dstOptionSockets.fds[k] = fd
+		fds[family] = fd
+	}
+	return fds
+}()
+
+// dstOptionsFD is the socket of family that dstRawConn's Control hands
+// out; -1 if the system gives none.
+func dstOptionsFD(family int) uintptr {
+	fd, ok := dstOptionSockets[family]
+	if !ok {
+		fd = -1
 	}
 	return uintptr(fd)
 }
