@@ -149,24 +149,25 @@ func (c dstRawConn) Control(f func(uintptr)) error {
 	return nil
 }
 
-func (c dstRawConn) Read(f func(uintptr) bool) error {
-	err := error(errDstNoFD)
-	if r, ok := c.fd.dstSim.(interface{ RawRead(func(uintptr) bool) error }); ok {
-		err = dstErr(r.RawRead(f))
-	}
-	if err != nil {
-		err = &OpError{Op: "raw-read", Net: c.fd.net, Source: c.fd.laddr, Addr: c.fd.raddr, Err: err}
-	}
-	return err
-}
+func (c dstRawConn) Read(f func(uintptr) bool) error { return c.raw("raw-read", f) }
 
-func (c dstRawConn) Write(f func(uintptr) bool) error {
+func (c dstRawConn) Write(f func(uintptr) bool) error { return c.raw("raw-write", f) }
+
+// raw is Read (op "raw-read") or Write ("raw-write") with f.
+func (c dstRawConn) raw(op string, f func(uintptr) bool) error {
 	err := error(errDstNoFD)
-	if w, ok := c.fd.dstSim.(interface{ RawWrite(func(uintptr) bool) error }); ok {
-		err = dstErr(w.RawWrite(f))
+	if rw, ok := c.fd.dstSim.(interface {
+		RawRead(func(uintptr) bool) error
+		RawWrite(func(uintptr) bool) error
+	}); ok {
+		if op == "raw-read" {
+			err = dstErr(rw.RawRead(f))
+		} else {
+			err = dstErr(rw.RawWrite(f))
+		}
 	}
 	if err != nil {
-		err = &OpError{Op: "raw-write", Net: c.fd.net, Source: c.fd.laddr, Addr: c.fd.raddr, Err: err}
+		err = &OpError{Op: op, Net: c.fd.net, Source: c.fd.laddr, Addr: c.fd.raddr, Err: err}
 	}
 	return err
 }
