@@ -33,7 +33,7 @@ var errNoRawIO = errors.New("simnet: raw reads and writes of a simulated socket 
 // with syscall.Read, and again, once more is there to read, for as long as
 // it returns false.
 func (c *Conn) RawRead(f func(fd uintptr) bool) error {
-	buf := make([]byte, rawChunk)
+	buf := c.rawBuffer()
 	for {
 		n, err := c.Read(buf)
 		if err != nil && err != io.EOF {
@@ -89,6 +89,17 @@ func (c *Conn) rawPair() (*socketPair, error) {
 		c.raw = p
 	}
 	return c.raw, nil
+}
+
+// rawBuffer is what c's raw reads read into, made at the first: a raw
+// read per message (grpc's) would otherwise allocate rawChunk bytes each.
+//
+//go:norace
+func (c *Conn) rawBuffer() []byte {
+	if c.rawBuf == nil {
+		c.rawBuf = make([]byte, rawChunk)
+	}
+	return c.rawBuf
 }
 
 // unread puts b back before what c has yet to read.

@@ -987,6 +987,7 @@ type Conn struct {
 	from, to      string      // the node of this end, and the peer's
 	pending       []byte      // read, and put back by a raw read (rawconn.go): read first
 	raw           *socketPair // for raw reads and writes, made at the first (rawconn.go)
+	rawBuf        []byte      // what raw reads read into (rawconn.go)
 }
 
 // label names what c sends in the run's trace: "tcp 127.0.0.1:32769 →
