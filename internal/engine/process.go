@@ -71,8 +71,13 @@ func (r *Run) pace(next time.Duration) {
 	if len(r.procs) == 0 || r.root.state == gExited || r.stopping {
 		return
 	}
+	var t *time.Timer
 	for d := next - r.now; d > 0; d -= paceSlice {
-		t := time.NewTimer(min(d, paceSlice))
+		if t == nil {
+			t = time.NewTimer(min(d, paceSlice))
+		} else {
+			t.Reset(min(d, paceSlice))
+		}
 		<-t.C
 		r.progress++
 	}

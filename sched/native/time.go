@@ -108,16 +108,16 @@ func standIn[T any](p unsafe.Pointer) T {
 
 // TimerStop is tm.Stop().
 func TimerStop(tm *time.Timer) bool {
-	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
-		return vt.Stop()
+	if ok, known := (timerHook{}).Stop(tm); known {
+		return ok
 	}
 	return tm.Stop()
 }
 
 // TimerReset is tm.Reset(d).
 func TimerReset(tm *time.Timer, d time.Duration) bool {
-	if vt := standIn[*vtime.Timer](unsafe.Pointer(tm)); vt != nil {
-		return vt.Reset(d)
+	if ok, known := (timerHook{}).Reset(tm, d); known {
+		return ok
 	}
 	return tm.Reset(d)
 }
@@ -136,20 +136,16 @@ func NewTicker(d time.Duration) *time.Ticker {
 
 // TickerStop is tk.Stop().
 func TickerStop(tk *time.Ticker) {
-	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
-		vt.Stop()
-		return
+	if !(timerHook{}).StopTicker(tk) {
+		tk.Stop()
 	}
-	tk.Stop()
 }
 
 // TickerReset is tk.Reset(d).
 func TickerReset(tk *time.Ticker, d time.Duration) {
-	if vt := standIn[*vtime.Ticker](unsafe.Pointer(tk)); vt != nil {
-		vt.Reset(d)
-		return
+	if !(timerHook{}).ResetTicker(tk, d) {
+		tk.Reset(d)
 	}
-	tk.Reset(d)
 }
 
 // Package time itself, where dstreplay test overlays it
@@ -157,7 +153,9 @@ func TickerReset(tk *time.Ticker, d time.Duration) {
 // time did not initialise, one of a run's stand-ins called through an
 // interface the rewrite cannot see into, come here.
 
-// timerHook is what package time calls for them.
+// timerHook is what package time calls for them, and what the rewritten
+// calls (TimerStop, ...) do first: known (or true) for a stand-in of the
+// caller's run, whose virtual timer it stops or resets.
 type timerHook struct{}
 
 func (timerHook) Stop(tm *time.Timer) (ok, known bool) {
@@ -190,12 +188,10 @@ func (timerHook) ResetTicker(tk *time.Ticker, d time.Duration) bool {
 	return false
 }
 
-// timeHooked reports whether the build's package time hands Stop and
-// Reset of a run's timers over here; it is set up when the package starts.
-var timeHooked = func() bool {
-	h, ok := any((*time.Timer)(nil)).(interface{ DstreplayTimerHook(any) })
-	if ok {
+// init hands timerHook to the build's package time, where it has the
+// overlay's hooks.
+func init() {
+	if h, ok := any((*time.Timer)(nil)).(interface{ DstreplayTimerHook(any) }); ok {
 		h.DstreplayTimerHook(timerHook{})
 	}
-	return ok
-}()
+}

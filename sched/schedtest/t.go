@@ -99,29 +99,26 @@ func (t *T) Failed() bool {
 // the test before calling Test instead. Outside a run (a body that
 // TestWith runs natively), they skip the enclosing test.
 func (t *T) Skip(args ...any) {
-	if t.native() {
+	if t.natively {
 		t.TB.Helper()
 		t.TB.Skip(args...)
 	}
 	t.Fatal("sched: T.Skip inside a run is not supported: " + sprintln(args...))
 }
 func (t *T) Skipf(format string, args ...any) {
-	if t.native() {
+	if t.natively {
 		t.TB.Helper()
 		t.TB.Skipf(format, args...)
 	}
 	t.Fatalf("sched: T.Skipf inside a run is not supported: "+format, args...)
 }
 func (t *T) SkipNow() {
-	if t.native() {
+	if t.natively {
 		t.TB.Helper()
 		t.TB.SkipNow()
 	}
 	t.Fatal("sched: T.SkipNow inside a run is not supported")
 }
-
-// native reports whether t is a body's that TestWith runs natively.
-func (t *T) native() bool { return t.natively }
 
 // Cleanup registers f to be called when this run has ended, after every
 // managed goroutine has stopped, in last-added-first-called order.

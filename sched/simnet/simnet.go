@@ -1359,12 +1359,10 @@ func isLiteral(host string) bool {
 	return err == nil
 }
 
-// lookupHooked is whether the build's package net asks lookupFault before
-// its lookups (the overlay's hooks); set up when the package starts.
-var lookupHooked = func() bool {
-	h, ok := any((*net.Resolver)(nil)).(interface{ DstreplayLookupHook(func(string) error) })
-	if ok {
+// init makes the build's package net ask lookupFault before its lookups,
+// where it has the overlay's hooks.
+func init() {
+	if h, ok := any((*net.Resolver)(nil)).(interface{ DstreplayLookupHook(func(string) error) }); ok {
 		h.DstreplayLookupHook(lookupFault)
 	}
-	return ok
-}()
+}
