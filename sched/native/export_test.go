@@ -8,3 +8,6 @@ func UnseenAdvice() string { return unseenAdvice(nil) }
 
 // ToolDeps is toolDeps, sorted.
 func ToolDeps() []string { return slices.Sorted(slices.Values(toolDeps)) }
+
+// Shuffle is shuffle.
+func Shuffle(seed uint64, n int, swap func(i, j int)) { shuffle(seed, n, swap) }

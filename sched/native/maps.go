@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"iter"
+	"math/bits"
 	randv2 "math/rand/v2"
 	"reflect"
 	"slices"
@@ -69,7 +70,7 @@ func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
 		// Shuffling the keys swaps them as shuffling their indexes did: the
 		// same seed gives the same order.
 		seed := g.Source().At(mapKey).Uint64()
-		randv2.New(randv2.NewPCG(seed, seed>>32|seed<<32)).Shuffle(len(keys), func(i, j int) {
+		shuffle(seed, len(keys), func(i, j int) {
 			keys[i], keys[j] = keys[j], keys[i]
 			if vals != nil {
 				vals[i], vals[j] = vals[j], vals[i]
@@ -88,6 +89,35 @@ func Map[M ~map[K]V, K comparable, V any](m M) iter.Seq2[K, V] {
 			}
 		}
 	}
+}
+
+// shuffle puts n elements in an order drawn from seed, swapping them with
+// swap: from the last down, each with one at or before it, as
+// math/rand/v2's Shuffle does with a PCG source on a 64-bit machine (the
+// maps tests check that the two agree), so that a seed gives the order it
+// gave when Map called Shuffle, without a *rand.Rand and its source on the
+// heap at every range.
+func shuffle(seed uint64, n int, swap func(i, j int)) {
+	pcg := randv2.NewPCG(seed, seed>>32|seed<<32)
+	for i := n - 1; i > 0; i-- {
+		swap(i, below(pcg, uint64(i)+1))
+	}
+}
+
+// below returns a value in [0, n) drawn from p, by multiplying a draw by n
+// and keeping the high word, drawing again when the low word falls in the
+// part that would favour some values (Lemire's method).
+func below(p *randv2.PCG, n uint64) int {
+	if n&(n-1) == 0 {
+		return int(p.Uint64() & (n - 1))
+	}
+	hi, lo := bits.Mul64(p.Uint64(), n)
+	if lo < n {
+		for floor := -n % n; lo < floor; {
+			hi, lo = bits.Mul64(p.Uint64(), n)
+		}
+	}
+	return int(hi)
 }
 
 // sortsInPlace reports whether sortKeys orders keys of kind: integers,

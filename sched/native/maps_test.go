@@ -3,6 +3,7 @@ package native_test
 import (
 	"fmt"
 	"math"
+	randv2 "math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -301,5 +302,31 @@ func TestMapTiedKeysNoted(t *testing.T) {
 	}
 	if l := logs(distinct, 3); len(l) != 0 {
 		t.Errorf("ranges over distinct keys logged %q", l)
+	}
+}
+
+// TestShuffleAsRandV2: the shuffle of map ranges swaps what math/rand/v2's
+// Shuffle over a PCG of the same seeds swaps, in the same order, so that a
+// seed orders a range as it did when Map called Shuffle; and it allocates
+// nothing.
+func TestShuffleAsRandV2(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 64, 100, 1000} {
+		for s := range uint64(200) {
+			seed := s*0x9e3779b97f4a7c15 + uint64(n)
+			var want, got [][2]int
+			randv2.New(randv2.NewPCG(seed, seed>>32|seed<<32)).Shuffle(n, func(i, j int) {
+				want = append(want, [2]int{i, j})
+			})
+			native.Shuffle(seed, n, func(i, j int) { got = append(got, [2]int{i, j}) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d seed=%#x: swaps %v, math/rand/v2 swaps %v", n, seed, got, want)
+			}
+		}
+	}
+	keys := make([]int, 50)
+	if a := testing.AllocsPerRun(100, func() {
+		native.Shuffle(7, len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	}); a != 0 {
+		t.Errorf("a shuffle allocates %v times", a)
 	}
 }
