@@ -16,6 +16,16 @@ import (
 // real time (pace). What the clock reads stays the run's own, drawn and
 // replayed as ever; only the real time a run takes changes.
 //
+// A process the run killed (os.Kill) and has not waited for is waited
+// for, without being reaped, when the run ends: SIGKILL is delivered at
+// once, but the process dies a moment later, and until then it holds what
+// it held. A test that starts a peer on a port it picks and kills it when
+// it returns (defer cmd.Process.Kill()) picks the same port in the next
+// schedule (a simulated listener on port 0 is given the same one in every
+// run), and the next schedule's dials reached the dying peer of the last,
+// whose connections were then reset. The wait is bounded (killWait): a
+// process in an uninterruptible sleep may outlast it.
+//
 // The leak oracle's time, once the body has returned, is not paced: it
 // runs the clock far ahead to see whether what the body left behind ends,
 // which in real time would take minutes.
@@ -31,8 +41,13 @@ const ProcessEnv = "DST_STARTED_IN_RUN"
 // the clock is paced, well under the watchdog's period.
 const paceSlice = 5 * time.Millisecond
 
+// killWait bounds how long the end of a run waits for a process it killed
+// to exit.
+const killWait = 5 * time.Second
+
 type processState struct {
 	procs     []int // the processes started and not waited for, by pid
+	killed    []int // those of procs the run sent SIGKILL
 	procsEver bool  // the run started a process
 }
 
@@ -53,6 +68,35 @@ func (g *G) ProcessWaited(pid int) {
 	if i := slices.Index(r.procs, pid); i >= 0 {
 		r.procs = slices.Delete(r.procs, i, i+1)
 	}
+	if i := slices.Index(r.killed, pid); i >= 0 {
+		r.killed = slices.Delete(r.killed, i, i+1)
+	}
+}
+
+// ProcessKilled notes that g sent SIGKILL to the process pid; one the run
+// did not start, or has waited for, is not the run's to wait for.
+//
+//go:norace
+func (g *G) ProcessKilled(pid int) {
+	r := g.run
+	if slices.Contains(r.procs, pid) && !slices.Contains(r.killed, pid) {
+		r.killed = append(r.killed, pid)
+	}
+}
+
+// awaitKilled waits until each process the run killed and did not wait for
+// has exited, or killWait has passed, leaving it to be reaped by whoever
+// waits for it.
+//
+//go:norace
+func (r *Run) awaitKilled() {
+	deadline := time.Now().Add(killWait)
+	for _, pid := range r.killed {
+		for !exited(pid) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	r.killed = nil
 }
 
 // StartedProcesses reports whether g's run has started a process.

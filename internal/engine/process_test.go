@@ -1,6 +1,9 @@
 package engine_test
 
 import (
+	"fmt"
+	"os/exec"
+	"runtime"
 	"testing"
 	"time"
 
@@ -58,5 +61,54 @@ func TestProcessPacesTheClock(t *testing.T) {
 		if v < nap || v > nap+time.Millisecond {
 			t.Errorf("sleep %d: the clock moved %v across a sleep of %v", i, v, nap)
 		}
+	}
+}
+
+// TestKilledProcessAwaited: a run ends only once a process it killed and
+// did not wait for has exited, and leaves it to be reaped by its Wait; one
+// it killed and waited for, or never killed, it does not wait for. (The
+// process here is a sleep noted as killed, so that it outlives the body by
+// long enough to measure; SIGKILL's is a moment.)
+func TestKilledProcessAwaited(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux tells whether a child has exited without reaping it")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip(err)
+	}
+	const nap = 300 * time.Millisecond
+	for _, c := range []struct {
+		name          string
+		killed, waits bool
+	}{{"killed", true, false}, {"killed and waited for", true, true}, {"never killed", false, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now() // the sleep ends nap after this, or later
+			cmd := exec.Command(sleep, fmt.Sprint(nap.Seconds()))
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			res, err := schedtest.Run(schedtest.Options{Seed: 1}, func(st *schedtest.T) {
+				g := engine.Current()
+				g.ProcessStarted(cmd.Process.Pid)
+				if c.killed {
+					g.ProcessKilled(cmd.Process.Pid)
+				}
+				if c.waits {
+					g.ProcessWaited(cmd.Process.Pid)
+				}
+			})
+			took := time.Since(start)
+			if err != nil || res.Failure != nil {
+				t.Fatalf("%v %v", err, res.Failure)
+			}
+			if awaited := c.killed && !c.waits; awaited != (took >= nap) {
+				t.Errorf("the run took %v with a process of %v left running; want it awaited: %v", took, nap, awaited)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("the process's own Wait after the run: %v", err)
+			}
+		})
 	}
 }

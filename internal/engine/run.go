@@ -287,6 +287,7 @@ func Execute(cfg Config, body func()) *Outcome {
 	if n := raceErrors() - races; n > 0 {
 		r.failure = r.withRace(n, r.failure)
 	}
+	r.awaitKilled()
 	return &Outcome{
 		Failure:     r.failure,
 		Logs:        r.logs,

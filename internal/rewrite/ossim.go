@@ -21,7 +21,9 @@ package rewrite
 // StartProcess hands over too, and (*Process).Wait says when it returns:
 // a process a run starts is told so in its environment (it runs its tests
 // natively: engine.ProcessEnv), and the run paces its clock to real time
-// while the process may run (internal/engine/process.go).
+// while the process may run (internal/engine/process.go). (*Process).Signal
+// (which Kill calls) says what it sent: the end of a run waits for the
+// processes it killed to exit.
 
 // osSim is the overlay of package os.
 var osSim = &stdHooks{
@@ -56,6 +58,8 @@ var osHooks = []hook{
 		"if dstFile != nil { return dstFile.StartProcess(name, argv, attr) }; return dstStartProcess(name, argv, attr) }; func dstStartProcess(name string, argv []string, attr *ProcAttr) (*Process, error) {"},
 	{"Process", "Wait", "func (p *Process) Wait() (*ProcessState, error)",
 		"if p != nil && dstFile != nil { defer dstFile.Waited(p.Pid) };"},
+	{"Process", "Signal", "func (p *Process) Signal(sig Signal) error",
+		"if p != nil && dstFile != nil { defer dstFile.Signaled(p.Pid, sig) };"},
 }
 
 // osSimFile is the file the overlay adds to os.
@@ -77,6 +81,7 @@ type dstFileHook interface {
 	RemoveAll(path string) error
 	StartProcess(name string, argv []string, attr *ProcAttr) (*Process, error)
 	Waited(pid int)
+	Signaled(pid int, sig Signal)
 }
 
 // dstFile is sched/simdisk's, set when it starts.

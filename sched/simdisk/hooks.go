@@ -194,8 +194,9 @@ func (fileHook) RemoveAll(path string) error {
 // Processes. The hooks of package os are this package's, and so is what
 // they do for a process a run starts, though it is not the disk's: the
 // process is told, in its environment, that it was started in a run
-// (engine.ProcessEnv: a test binary then runs its tests natively), and the
-// run paces its clock to real time until the process has been waited for
+// (engine.ProcessEnv: a test binary then runs its tests natively), the
+// run paces its clock to real time until the process has been waited for,
+// and waits for one it killed to exit when it ends
 // (internal/engine/process.go).
 
 // StartProcess starts the process, inside a run with engine.ProcessEnv
@@ -217,6 +218,14 @@ func (fileHook) StartProcess(name string, argv []string, attr *os.ProcAttr) (*os
 		g.ProcessStarted(p.Pid)
 	}
 	return p, err
+}
+
+// Signaled is called when a signal has been sent to the process pid:
+// inside a run, one it killed is waited for to exit when the run ends.
+func (fileHook) Signaled(pid int, sig os.Signal) {
+	if g := engine.Current(); g != nil && sig == os.Kill {
+		g.ProcessKilled(pid)
+	}
 }
 
 // Waited is called when a wait for the process pid returns.
