@@ -2,7 +2,6 @@ package chans
 
 import (
 	"iter"
-	"reflect"
 	"strconv"
 	"time"
 	"unsafe"
@@ -24,7 +23,8 @@ type Chan[T any] struct {
 
 	obj                 engine.Obj
 	capa                int
-	buf                 []T // ring buffer of capa slots (1 for a timer's channel)
+	buf                 []T // ring buffer of capa slots (1 for a timer's channel); one's when that is 1
+	one                 [1]T
 	head                int
 	count               int
 	managed             bool
@@ -38,7 +38,7 @@ type Chan[T any] struct {
 	// Addresses the race detector synchronizes on: one per buffer slot
 	// (under -race only); raceHand for handoffs to a parked goroutine and
 	// raceClose for close sit with the other small fields above (a
-	// channel is 240 bytes, not 256).
+	// channel of struct{} is 240 bytes, not 256).
 	raceSlots []byte
 }
 
@@ -75,13 +75,13 @@ func Make[T any](capacity int) *Chan[T] {
 	if capacity < 0 || bufferTooLarge[T](capacity) {
 		panic(plainError("makechan: size out of range"))
 	}
-	known[T]() // for reflection over such channels (MakeOf)
+	label := known[T]() // and for reflection over such channels (MakeOf)
 	g := engine.Current()
 	if g == nil {
 		return &Chan[T]{native: make(chan T, capacity)}
 	}
 	c := &Chan[T]{managed: true, capa: capacity}
-	c.init(g)
+	c.init(g, label)
 	return c
 }
 
@@ -104,11 +104,15 @@ func bufferTooLarge[T any](n int) bool {
 }
 
 //go:norace
-func (c *Chan[T]) init(g *engine.G) {
-	c.obj.SetLabel("chan " + reflect.TypeFor[T]().String())
+func (c *Chan[T]) init(g *engine.G, label string) {
+	c.obj.SetLabel(label)
 	c.obj.Bind(g, engine.KindChan)
 	n := max(c.capa, 1)
-	c.buf = make([]T, n)
+	if n == 1 {
+		c.buf = c.one[:] // unbuffered, a timer's, or of one: no allocation of its own
+	} else {
+		c.buf = make([]T, n)
+	}
 	if engine.RaceEnabled {
 		c.raceSlots = make([]byte, n)
 	}
@@ -120,8 +124,7 @@ func init() {
 	chanlink.Timers = &chanlink.TimerOps[*Chan[time.Time]]{
 		New: func() *Chan[time.Time] {
 			c := &Chan[time.Time]{managed: true, capa: 1, timer: true}
-			c.init(engine.Current())
-			c.obj.SetLabel("timer chan")
+			c.init(engine.Current(), "timer chan")
 			return c
 		},
 		Wrap:    FromRecv[time.Time],
@@ -132,8 +135,7 @@ func init() {
 	chanlink.Dones = &chanlink.DoneOps[*Chan[struct{}]]{
 		New: func() *Chan[struct{}] {
 			c := &Chan[struct{}]{managed: true}
-			c.init(engine.Current())
-			c.obj.SetLabel("Context.Done")
+			c.init(engine.Current(), "Context.Done")
 			return c
 		},
 		Close: (*Chan[struct{}]).closeQuiet,
@@ -345,6 +347,7 @@ func (c *Chan[T]) pop() T {
 type waitq[T any] struct {
 	ws   []*waiter[T]
 	head int
+	one  [1]*waiter[T] // ws's first array: one waiter allocates nothing
 }
 
 //go:norace
@@ -359,6 +362,14 @@ func (q *waitq[T]) push(w *waiter[T]) {
 			q.ws[i] = nil
 		}
 		q.ws, q.head = q.ws[:n], 0
+	}
+	switch {
+	case q.ws == nil:
+		q.ws = q.one[:0]
+	case len(q.ws) == 1 && cap(q.ws) == 1: // one's, full: moved out by hand, as append would read one where the race detector sees it
+		ws := make([]*waiter[T], 1, 4)
+		ws[0] = q.ws[0]
+		q.ws = ws
 	}
 	q.ws = append(q.ws, w)
 }

@@ -67,18 +67,27 @@ func valueAs[T any](x reflect.Value) T {
 // that is not addressable: an element of an array that is not.
 func valueOf[T any](v T) reflect.Value { return reflect.ValueOf([1]T{v}).Index(0) }
 
-// makers holds, for element types T, a function that makes a *Chan[T]:
-// MakeOf's. Make adds its T; the types below are there from the start.
-var makers sync.Map // reflect.Type -> func(int) Untyped
+// elemTypes holds, for element types T, a function that makes a *Chan[T]
+// (MakeOf's) and the label of such a channel in reports ("chan T", made
+// once, not at each Make). Make adds its T; the types below are there from
+// the start.
+var elemTypes sync.Map // reflect.Type -> *elemType
+
+type elemType struct {
+	make  func(int) Untyped
+	label string
+}
 
 func maker[T any](n int) Untyped { return Make[T](n) }
 
-// known makes MakeOf know T.
-func known[T any]() {
+// known makes MakeOf know T, and returns the label of a channel of T.
+func known[T any]() string {
 	t := reflect.TypeFor[T]()
-	if _, ok := makers.Load(t); !ok {
-		makers.Store(t, maker[T])
+	e, ok := elemTypes.Load(t)
+	if !ok {
+		e, _ = elemTypes.LoadOrStore(t, &elemType{make: maker[T], label: "chan " + t.String()})
 	}
+	return e.(*elemType).label
 }
 
 func init() {
@@ -114,9 +123,9 @@ func init() {
 // time.Time and time.Duration. For another type it returns nil: Go has no
 // way to instantiate Chan at a type that the program does not.
 func MakeOf(elem reflect.Type, capacity int) Untyped {
-	m, ok := makers.Load(elem)
+	e, ok := elemTypes.Load(elem)
 	if !ok {
 		return nil
 	}
-	return m.(func(int) Untyped)(capacity)
+	return e.(*elemType).make(capacity)
 }

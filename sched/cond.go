@@ -23,6 +23,7 @@ type Cond struct {
 	checker uintptr
 	obj     engine.Obj
 	waiters []*condWaiter
+	spare   *condWaiter // a waiter to reuse: no allocation per Wait
 
 	nativeInit sync.Once
 	native     sync.Cond
@@ -96,7 +97,7 @@ func (c *Cond) check() {
 //go:norace
 func (c *Cond) bind(g *engine.G) {
 	if c.obj.Bind(g, engine.KindCond) {
-		c.waiters = nil
+		c.waiters, c.spare = nil, nil
 	}
 }
 
@@ -107,7 +108,12 @@ func (c *Cond) bind(g *engine.G) {
 func (c *Cond) enqueue(g *engine.G) *condWaiter {
 	c.bind(g)
 	g.Point(engine.OpCondWait, &c.obj)
-	w := &condWaiter{g: g}
+	w := c.spare
+	if w == nil {
+		w = &condWaiter{g: g}
+	} else {
+		c.spare, w.g = nil, g
+	}
 	c.waiters = append(c.waiters, w)
 	return w
 }
@@ -119,24 +125,36 @@ func (c *Cond) sleep(g *engine.G, w *condWaiter) {
 		g.Block(engine.OpCondWait, &c.obj)
 		w.sleeping = false
 	}
+	// Notified, w is no longer in c.waiters, and nothing else holds it.
+	*w = condWaiter{}
+	c.spare = w
 }
 
 //go:norace
 func (c *Cond) notify(g *engine.G, op engine.Op, all bool) {
 	c.bind(g)
 	g.Point(op, &c.obj)
-	for len(c.waiters) > 0 {
-		w := c.waiters[0]
-		c.waiters[0] = nil
-		c.waiters = c.waiters[1:]
+	n := min(len(c.waiters), 1)
+	if all {
+		n = len(c.waiters)
+	}
+	for _, w := range c.waiters[:n] {
 		w.notified = true
 		if w.sleeping {
 			// Otherwise it is still between enqueue and sleep, possibly
 			// blocked in L.Unlock: it will see notified and not sleep.
 			w.g.Unblock()
 		}
-		if !all {
-			return
-		}
 	}
+	// The rest shifted down, not resliced: the array is kept for the next
+	// waiters (no copy or clear builtin, which the race detector sees).
+	k := 0
+	for _, w := range c.waiters[n:] {
+		c.waiters[k] = w
+		k++
+	}
+	for i := k; i < len(c.waiters); i++ {
+		c.waiters[i] = nil
+	}
+	c.waiters = c.waiters[:k]
 }

@@ -71,7 +71,13 @@ func WithoutCancel(parent Context) Context           { return context.WithoutCan
 // nil (blocks forever) for a context that is never canceled.
 func Done(ctx Context) *chans.Chan[struct{}] {
 	if c := ours(ctx); c != nil {
-		return c.done
+		if g := c.obj.Running(); g != nil {
+			return c.schedDone(g)
+		}
+		if c.done != nil {
+			return c.done
+		}
+		return chans.FromRecv(c.nativeDone())
 	}
 	d := ctx.Done()
 	if d == nil {
@@ -180,7 +186,7 @@ var cancelKey int
 // from, or nil.
 func ours(ctx Context) *cancelCtx {
 	c, ok := ctx.Value(&cancelKey).(*cancelCtx)
-	if !ok || c.native != ctx.Done() {
+	if !ok || ctx != Context(c) && ctx.Done() != c.Done() {
 		return nil // not ours, or a wrapper (WithoutCancel) with its own Done
 	}
 	return c
@@ -188,10 +194,17 @@ func ours(ctx Context) *cancelCtx {
 
 // cancelCtx is a cancelable context of a run.
 type cancelCtx struct {
-	parent   Context
-	obj      engine.Obj
-	done     *chans.Chan[struct{}] // the scheduler's view of Done
-	native   chan struct{}         // Done() for everyone else
+	parent Context
+	obj    engine.Obj
+	// Done's channels, made at its first call, as the standard package
+	// makes its own (most contexts are never waited on: a server's
+	// request's): done is the scheduler's view (nil until Done is called
+	// inside the run), and native, a chan struct{}, the Go channel Done
+	// returns; atomic, since Done may be called outside the run.
+	// canceledMark stands for a channel not made yet of a context already
+	// canceled.
+	done     *chans.Chan[struct{}]
+	native   unsafe.Pointer
 	err      error
 	cause    error
 	deadline time.Time
@@ -229,15 +242,8 @@ func newCancelCtx(g *engine.G, parent Context) *cancelCtx {
 	if parent == nil {
 		panic("cannot create context from nil parent")
 	}
-	c := &cancelCtx{parent: parent, native: make(chan struct{})}
-	c.done = doneOps.New()
+	c := &cancelCtx{parent: parent}
 	c.obj.Bind(g, engine.KindContext)
-	// The run's channel stands for c's native Done channel, also for a
-	// context of another type that returns it as its own Done (runDone);
-	// as the receive-only channel Done returns, which the run does not
-	// check for closes it did not see (c's cancel closes it natively).
-	var done <-chan struct{} = c.native
-	g.SetShadow(*(*unsafe.Pointer)(unsafe.Pointer(&c.native)), done, c.done)
 	c.deadline, c.hasDL = parent.Deadline()
 	if p := ours(parent); p != nil {
 		if p.err != nil {
@@ -313,7 +319,7 @@ func (c *cancelCtx) follow(g *engine.G, parent Context) {
 //
 //go:norace
 func (c *cancelCtx) watch(parent Context, pdone *chans.Chan[struct{}]) {
-	if chans.Select(pdone.CaseRecv(nil), c.done.CaseRecv(nil)) == 0 {
+	if chans.Select(pdone.CaseRecv(nil), c.schedDone(engine.Current()).CaseRecv(nil)) == 0 {
 		c.cancel(engine.Current(), nil, parentErr(parent), Cause(parent))
 	}
 }
@@ -509,7 +515,7 @@ func (c *cancelCtx) closeAfterRun(err, cause error) {
 		cause = err
 	}
 	c.err, c.cause = err, cause
-	close(c.native)
+	c.closeNative()
 	for _, child := range c.children {
 		child.closeAfterRun(err, cause)
 	}
@@ -531,8 +537,10 @@ func (c *cancelCtx) cancel(g *engine.G, t *engine.Timer, err, cause error) {
 	engine.RaceAcquire(c.sync()) // the children's registrations (newCancelCtx)
 	engine.RaceReleaseMerge(c.sync())
 	c.err, c.cause = err, cause
-	doneOps.Close(c.done)
-	close(c.native)
+	if c.done != nil {
+		doneOps.Close(c.done)
+	}
+	c.closeNative()
 	if c.timer != nil {
 		c.timer.Disarm()
 	}
@@ -620,7 +628,7 @@ func (c *cancelCtx) AfterFunc(f func()) func() bool {
 	stopped := make(chan struct{})
 	go func() {
 		select {
-		case <-c.native:
+		case <-c.nativeDone():
 			if state.CompareAndSwap(0, 1) {
 				f()
 			}
@@ -653,9 +661,80 @@ func (c *cancelCtx) sync() unsafe.Pointer { return unsafe.Pointer(&c.raceSync) }
 //go:norace
 func (c *cancelCtx) Deadline() (time.Time, bool) { return c.deadline, c.hasDL }
 
-// Done returns a Go channel closed on cancellation. Inside a run, wait on
-// Done(ctx) instead: blocking on this channel is invisible to the scheduler.
-func (c *cancelCtx) Done() <-chan struct{} { return c.native }
+// Done returns a Go channel closed on cancellation, the same one at each
+// call. Inside the run, the run has a channel of its own that stands for
+// it, so that rewritten code's receives from it are scheduled.
+func (c *cancelCtx) Done() <-chan struct{} {
+	if g := c.obj.Running(); g != nil {
+		c.schedDone(g)
+	}
+	return c.nativeDone()
+}
+
+// canceledMark is c.native's value for a context canceled before its
+// Done channel was made.
+var canceledMark = unsafe.Pointer(new(byte))
+
+// nativeDone returns c's Go Done channel, made now if it has not been,
+// closed if c is canceled.
+func (c *cancelCtx) nativeDone() chan struct{} {
+	for {
+		p := atomic.LoadPointer(&c.native)
+		if p != nil && p != canceledMark {
+			return *(*chan struct{})(unsafe.Pointer(&p))
+		}
+		ch := make(chan struct{})
+		if p == canceledMark {
+			close(ch)
+		}
+		if atomic.CompareAndSwapPointer(&c.native, p, *(*unsafe.Pointer)(unsafe.Pointer(&ch))) {
+			return ch
+		}
+	}
+}
+
+// closeNative closes c's Go Done channel, or marks it to be made closed;
+// once, when c is canceled.
+func (c *cancelCtx) closeNative() {
+	for {
+		p := atomic.LoadPointer(&c.native)
+		if p == nil {
+			if atomic.CompareAndSwapPointer(&c.native, nil, canceledMark) {
+				return
+			}
+			continue
+		}
+		if p != canceledMark {
+			close(*(*chan struct{})(unsafe.Pointer(&p)))
+		}
+		return
+	}
+}
+
+// schedDone returns the run's channel for c's Done channel (g is a goroutine
+// of c's run), made now if it has not been: it stands for the Go channel in
+// the run's shadow table, also for a context of another type that returns
+// it as its own Done (runDone), as the receive-only channel Done returns,
+// which the run does not check for closes it did not see (c's cancel closes
+// it natively).
+//
+//go:norace
+func (c *cancelCtx) schedDone(g *engine.G) *chans.Chan[struct{}] {
+	if c.done != nil {
+		// As the standard package's Done loads its channel atomically:
+		// what the goroutine that made it did comes before.
+		engine.RaceAcquire(unsafe.Pointer(&c.done))
+		return c.done
+	}
+	c.done = doneOps.New()
+	engine.RaceReleaseMerge(unsafe.Pointer(&c.done))
+	var done <-chan struct{} = c.nativeDone()
+	g.SetShadow(*(*unsafe.Pointer)(unsafe.Pointer(&done)), done, c.done)
+	if c.err != nil {
+		doneOps.Close(c.done)
+	}
+	return c.done
+}
 
 // Err is nil until c is canceled, then Canceled or DeadlineExceeded. Inside
 // a run it is a scheduling point, so a loop polling it lets other goroutines

@@ -4,55 +4,42 @@ import (
 	"context"
 	"time"
 
-	"github.com/dstgo/dst/internal/engine"
 	sctx "github.com/dstgo/dst/sched/context"
 )
 
 // Package context's functions whose contexts the scheduler sees (package
 // sched/context): inside a run, the Done channel of each context made is
-// known to the run, so that <-ctx.Done() and a select case on it are
-// scheduling points.
-
-// withDone registers ctx's Done channel in the run.
-func withDone[F any](ctx context.Context, f F) (context.Context, F) {
-	if g := engine.Current(); g != nil {
-		if d := ctx.Done(); d != nil {
-			if s := sctx.Done(ctx); s != nil {
-				g.SetShadow(addr(d), d, s)
-			}
-		}
-	}
-	return ctx, f
-}
+// known to the run from the first call of its Done method, so that
+// <-ctx.Done() and a select case on it are scheduling points.
 
 // WithCancel is context.WithCancel.
 func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
-	return withDone(sctx.WithCancel(parent))
+	return sctx.WithCancel(parent)
 }
 
 // WithCancelCause is context.WithCancelCause.
 func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	return withDone(sctx.WithCancelCause(parent))
+	return sctx.WithCancelCause(parent)
 }
 
 // WithDeadline is context.WithDeadline.
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
-	return withDone(sctx.WithDeadline(parent, d))
+	return sctx.WithDeadline(parent, d)
 }
 
 // WithDeadlineCause is context.WithDeadlineCause.
 func WithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
-	return withDone(sctx.WithDeadlineCause(parent, d, cause))
+	return sctx.WithDeadlineCause(parent, d, cause)
 }
 
 // WithTimeout is context.WithTimeout.
 func WithTimeout(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	return withDone(sctx.WithTimeout(parent, timeout))
+	return sctx.WithTimeout(parent, timeout)
 }
 
 // WithTimeoutCause is context.WithTimeoutCause.
 func WithTimeoutCause(parent context.Context, timeout time.Duration, cause error) (context.Context, context.CancelFunc) {
-	return withDone(sctx.WithTimeoutCause(parent, timeout, cause))
+	return sctx.WithTimeoutCause(parent, timeout, cause)
 }
 
 // ContextAfterFunc is context.AfterFunc.
