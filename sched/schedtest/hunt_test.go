@@ -351,3 +351,36 @@ func TestFuzzUnderAnEngine(t *testing.T) {
 		t.Errorf("a failing input: panic %v, want the failure", p)
 	}
 }
+
+// TestShrinkDropsFaults: a failure that needs one fault to fire is reported
+// with that one, even though each fault that fires shortens the run (a
+// request that fails is not retried) and dropping the others makes it
+// longer: fewer faults is simpler than fewer steps.
+func TestShrinkDropsFaults(t *testing.T) {
+	body := func(t *schedtest.T) {
+		failed := 0
+		for range 40 {
+			if sched.Fault("send") {
+				failed++
+				continue
+			}
+			for range 5 {
+				sched.Yield() // the work a request that went through did
+			}
+		}
+		if failed > 0 {
+			t.Errorf("%d sends failed", failed)
+		}
+	}
+	opts := schedtest.Options{Strategy: "random", Seed: 3, Iterations: 10, Faults: map[string]float64{"send": 0.5}}
+	res, err := schedtest.Explore(opts, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatal("not found")
+	}
+	if len(res.Faults) != 1 {
+		t.Errorf("shrunk to %d faults fired (%d steps), want 1: %v", len(res.Faults), res.Steps, res.Faults)
+	}
+}

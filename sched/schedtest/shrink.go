@@ -10,7 +10,7 @@ import (
 // loopOutcome is a run as the fuzz loop and the shrinker see it.
 func loopOutcome(out *engine.Outcome, rec *entropy.Recording) hunt.Outcome {
 	o := hunt.Outcome{Rec: rec, Size: hunt.Size{
-		Preemptions: out.Preemptions, Steps: out.Steps, Goroutines: out.Goroutines,
+		Preemptions: out.Preemptions, Faults: len(out.Faults), Steps: out.Steps, Goroutines: out.Goroutines,
 	}}
 	if f := out.Failure; f != nil {
 		o.Failure = &hunt.Failure{Kind: f.Kind.String(), Signature: f.Signature(), Message: firstLine(f.Message)}
