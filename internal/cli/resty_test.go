@@ -84,21 +84,7 @@ func TestResty(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := filepath.Join(strings.TrimSpace(string(modDir)), "github.com", "go-resty", "resty", "v2@"+restyVersion)
-	copyDir := filepath.Join(t.TempDir(), "resty")
-	if err := os.CopyFS(copyDir, os.DirFS(orig)); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(copyDir, restyBug.file)
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), restyBug.fixed) {
-		t.Fatalf("%s of %s lacks the fix to revert:\n%s", restyBug.file, restyVersion, restyBug.fixed)
-	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(src), restyBug.fixed, restyBug.buggy, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyDir := putBack(t, orig, restyBug.file, restyBug.fixed, restyBug.buggy)
 	if out, err := m.sh("go mod edit -replace github.com/go-resty/resty/v2=" + copyDir); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -76,21 +76,7 @@ import (
 	orig := filepath.Join(strings.TrimSpace(string(modDir)), "golang.org", "x", "sync@"+xsyncVersion)
 	for _, bug := range xsyncBugs {
 		t.Run(bug.name, func(t *testing.T) {
-			copyDir := filepath.Join(t.TempDir(), "sync")
-			if err := os.CopyFS(copyDir, os.DirFS(orig)); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(copyDir, bug.file)
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(src), bug.fixed) {
-				t.Fatalf("%s of %s lacks the fix to revert:\n%s", bug.file, xsyncVersion, bug.fixed)
-			}
-			if err := os.WriteFile(path, []byte(strings.Replace(string(src), bug.fixed, bug.buggy, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			copyDir := putBack(t, orig, bug.file, bug.fixed, bug.buggy)
 			if out, err := m.sh("go mod edit -replace golang.org/x/sync=" + copyDir); err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}
@@ -117,4 +103,27 @@ import (
 			}
 		})
 	}
+}
+
+// putBack copies the module at orig (its directory in the module cache)
+// into a temporary directory, puts a bug back into the copy's file by
+// replacing its fixed code with buggy, and returns the copy's directory.
+func putBack(t *testing.T, orig, file, fixed, buggy string) string {
+	t.Helper()
+	copyDir := filepath.Join(t.TempDir(), "module") // no "@": go mod edit -replace would read a version
+	if err := os.CopyFS(copyDir, os.DirFS(orig)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(copyDir, file)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), fixed) {
+		t.Fatalf("%s of %s lacks the fix to revert:\n%s", file, orig, fixed)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(src), fixed, buggy, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return copyDir
 }
